@@ -1,0 +1,55 @@
+# Locate the system Open MPI through pkg-config (not FindMPI, which follows whatever
+# mpicc alternative is selected and may find MPICH). Our plugins are built against
+# Open MPI's internal headers, whose struct layouts change between releases: only
+# 4.1.x is accepted.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
+
+if(NOT OMPI_VERSION MATCHES "^4\\.1\\.")
+  message(FATAL_ERROR
+    "mpimon needs Open MPI 4.1.x development headers (Debian 12's libopenmpi-dev); "
+    "pkg-config ompi-c reports version '${OMPI_VERSION}'. The MCA structs our plugins "
+    "use differ in other releases, and Open MPI's loader does not check them.")
+endif()
+string(REPLACE "." ";" _ompi_ver "${OMPI_VERSION}")
+list(GET _ompi_ver 0 MPIMON_OMPI_MAJOR)
+list(GET _ompi_ver 1 MPIMON_OMPI_MINOR)
+list(GET _ompi_ver 2 MPIMON_OMPI_RELEASE)
+
+# ompi-c.pc only names -lmpi; the plugins also call into libopen-pal.
+find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)
+
+find_program(MPIRUN_EXECUTABLE NAMES mpirun.openmpi REQUIRED)
+find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
+find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
+
+# Internal Open MPI headers, as -isystem (C++20 warns a lot about volatile in them).
+add_library(mpimon_ompi_internal INTERFACE)
+target_include_directories(mpimon_ompi_internal SYSTEM INTERFACE ${OMPI_INCLUDE_DIRS})
+target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_PAL_LIBRARY})
+target_compile_definitions(mpimon_ompi_internal INTERFACE
+  OMPI_SKIP_MPICXX=1
+  MPIMON_BUILT_OMPI_MAJOR=${MPIMON_OMPI_MAJOR}
+  MPIMON_BUILT_OMPI_MINOR=${MPIMON_OMPI_MINOR}
+  MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE})
+
+# Public MPI only (tests, examples, tools that run MPI code).
+add_library(mpimon_mpi INTERFACE)
+target_include_directories(mpimon_mpi SYSTEM INTERFACE ${OMPI_INCLUDE_DIRS})
+target_link_libraries(mpimon_mpi INTERFACE ${OMPI_LINK_LIBRARIES})
+# C++ code uses the C bindings only (the deprecated MPI C++ bindings need libmpi_cxx).
+target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
+
+# An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
+# symbol visible, every symbol resolved at link time.
+function(mpimon_add_plugin target framework)
+  add_library(${target} MODULE ${ARGN})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "mca_${framework}_monitoring"
+    LIBRARY_OUTPUT_DIRECTORY ${MPIMON_PLUGIN_DIR}
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
+    INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
+  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  target_link_libraries(${target} PRIVATE mpimon_monitoring mpimon_ompi_internal)
+  install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
+endfunction()

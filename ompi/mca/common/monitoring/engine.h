@@ -1,0 +1,165 @@
+// The monitoring engine: per (peer, category) message counters and size histograms.
+//
+// Pure C++ (no Open MPI header): the adapters in ompi/mca/{pml,coll,osc}/monitoring turn
+// MPI calls into (world rank of the peer, category, bytes) and call Engine::record.
+//
+// Memory grows with the (peer, category) pairs a process actually uses, never with the
+// job size: counters live in individually allocated blocks found through an open-addressing
+// hash table. Lookups are lock-free (the table is published with release/acquire and old
+// tables are retired, not freed, until the engine dies); only the first message to a new
+// (peer, category) takes a mutex. Counter blocks never move, so a concurrent lookup that
+// found one keeps a valid pointer.
+//
+// Totals only ever grow: phases and readers work from snapshots (see Snapshot below).
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace mpimon {
+
+// Bucket 0 holds 0-byte messages, bucket k (1..64) sizes in [2^(k-1), 2^k). Bucket 65 is
+// never used; it exists because Open MPI's .prof format prints 66 values.
+inline constexpr int kHistogramBuckets = 66;
+
+inline constexpr unsigned histogram_bucket(uint64_t bytes) noexcept {
+  return static_cast<unsigned>(std::bit_width(bytes));
+}
+
+// What kind of traffic a record describes. The numeric values are part of the job file
+// format: only append.
+enum class Category : uint8_t {
+  external = 0,  // point-to-point, user tags (>= 0); everything when enable level is 1
+  internal = 1,  // point-to-point, negative tags: collectives' and protocol traffic
+  coll = 2,      // collective operations, logical pattern (COLL layer)
+  osc_sent = 3,  // one-sided data sent from this origin (OSC layer)
+  osc_recv = 4,  // one-sided data received by this origin (OSC layer)
+};
+inline constexpr int kCategoryCount = 5;
+const char* category_name(Category category) noexcept;
+
+struct Counters {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  uint64_t histogram[kHistogramBuckets] = {};
+};
+
+// One non-zero (peer, category) of a snapshot.
+struct Record {
+  int32_t peer = 0;  // MPI_COMM_WORLD rank
+  Category category = Category::external;
+  Counters counters;
+};
+// Records sorted by (peer, category); only pairs with at least one message.
+using Snapshot = std::vector<Record>;
+
+// now - before, for two snapshots of the same engine (before taken earlier). Records whose
+// difference is zero are dropped.
+Snapshot snapshot_difference(const Snapshot& now, const Snapshot& before);
+
+// Map from a 32-bit key to a stable Counters block.
+class CounterTable {
+ public:
+  CounterTable();
+  ~CounterTable();
+  CounterTable(const CounterTable&) = delete;
+  CounterTable& operator=(const CounterTable&) = delete;
+
+  // Hot path: a multiplicative hash and, almost always, one probe.
+  Counters& find_or_insert(uint32_t key) {
+    const Table* table = table_.load(std::memory_order_acquire);
+    for (uint32_t i = hash(key, table->shift);; i = (i + 1) & table->mask) {
+      const uint32_t slot_key = table->slots[i].key_plus_one.load(std::memory_order_acquire);
+      if (slot_key == key + 1) return *table->slots[i].counters;
+      if (slot_key == 0) return insert(key);
+    }
+  }
+  const Counters* find(uint32_t key) const;
+
+  // Calls visit(key, counters) for every block, in insertion order. Takes the insert
+  // lock: cold paths only.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    std::lock_guard lock(insert_mutex_);
+    for (const auto& [key, counters] : blocks_) visit(key, *counters);
+  }
+  size_t size() const;
+  size_t memory_bytes() const;
+
+ private:
+  struct Slot {
+    std::atomic<uint32_t> key_plus_one{0};  // 0 = empty; published last
+    Counters* counters = nullptr;
+  };
+  struct Table {
+    uint32_t shift;  // 32 - log2(capacity)
+    uint32_t mask;   // capacity - 1
+    std::unique_ptr<Slot[]> slots;
+  };
+  static uint32_t hash(uint32_t key, uint32_t shift) { return (key * 0x9E3779B1u) >> shift; }
+  static std::unique_ptr<Table> make_table(unsigned log2_capacity);
+  Counters& insert(uint32_t key);
+
+  std::atomic<const Table*> table_;
+  std::vector<std::unique_ptr<Table>> tables_;  // current one last; older ones retired
+  std::vector<std::pair<uint32_t, std::unique_ptr<Counters>>> blocks_;
+  mutable std::mutex insert_mutex_;
+};
+
+class Engine {
+ public:
+  Engine() = default;
+
+  // Use atomic increments (MPI_THREAD_MULTIPLE). Single-threaded processes pay no
+  // atomic-operation cost.
+  void set_threaded(bool threaded) noexcept { threaded_ = threaded; }
+  bool threaded() const noexcept { return threaded_; }
+
+  // Count one message of `bytes` bytes to world rank `peer` (>= 0).
+  void record(int32_t peer, Category category, uint64_t bytes) noexcept {
+    Counters& c = counters_.find_or_insert(key(peer, category));
+    const unsigned bucket = histogram_bucket(bytes);
+    if (threaded_) {
+      std::atomic_ref(c.messages).fetch_add(1, std::memory_order_relaxed);
+      std::atomic_ref(c.bytes).fetch_add(bytes, std::memory_order_relaxed);
+      std::atomic_ref(c.histogram[bucket]).fetch_add(1, std::memory_order_relaxed);
+    } else {
+      ++c.messages;
+      c.bytes += bytes;
+      ++c.histogram[bucket];
+    }
+  }
+  // Traffic to processes of another job (MPI_Comm_spawn, connect/accept): they have no
+  // MPI_COMM_WORLD rank, so they are only totalled.
+  void record_other_job(Category category, uint64_t bytes) noexcept;
+
+  // Current totals for one (peer, category); zeros if never used.
+  Counters read(int32_t peer, Category category) const;
+  // Messages / bytes only (what performance variables return).
+  uint64_t messages(int32_t peer, Category category) const;
+  uint64_t bytes(int32_t peer, Category category) const;
+
+  Snapshot snapshot() const;
+  Counters other_job_totals(Category category) const;
+  size_t memory_bytes() const { return sizeof(*this) + counters_.memory_bytes(); }
+
+  static uint32_t key(int32_t peer, Category category) noexcept {
+    return (static_cast<uint32_t>(peer) << 3) | static_cast<uint32_t>(category);
+  }
+
+ private:
+  bool threaded_ = false;
+  CounterTable counters_;
+  Counters other_jobs_[kCategoryCount];
+};
+
+// Snapshot-consistent copy of one block (relaxed atomic loads: safe against concurrent
+// recording).
+Counters load_counters(const Counters& live) noexcept;
+
+}  // namespace mpimon

@@ -1,0 +1,36 @@
+// Checking the text of MCA parameters ourselves: Open MPI parses integers silently
+// ("abc" becomes 0, "1k" becomes 1024), so our integer parameters are registered as
+// strings and validated here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace mpimon {
+
+// A decimal integer >= 0 (surrounding blanks allowed); nullopt for anything else, and for
+// NULL or empty text when there is no default.
+std::optional<int> parse_non_negative(const char* text);
+
+// The value of an integer MCA parameter, or `fallback` (with `warning` set to a one-line
+// message naming the parameter, the value and the valid values) if the text is invalid.
+int checked_level(const char* parameter, const char* text, int default_value, int fallback,
+                  const char* valid_values, std::string& warning);
+
+struct OmpiVersion {
+  int major = 0, minor = 0, release = 0;
+};
+// "Open MPI v4.1.4, package: ..." (MPI_Get_library_version) -> 4.1.4
+std::optional<OmpiVersion> parse_library_version(const char* text);
+
+}  // namespace mpimon
+
+namespace mpimon {
+
+// Our plugins are built against one Open MPI's internal struct layouts. Another
+// major.minor at run time: refuse (layouts differ, the loader checks nothing); another
+// release only: run, with a warning.
+enum class VersionVerdict { same, other_release, incompatible };
+VersionVerdict compare_versions(const OmpiVersion& built, const OmpiVersion& running);
+
+}  // namespace mpimon

@@ -1,0 +1,62 @@
+// Process-wide monitoring state shared by our PML, COLL and OSC components: the engine,
+// the user's settings, the layers that record, and the end-of-job dump.
+//
+// Lives in libmpimon_monitoring.so (one copy per process whichever components load it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine.h"
+
+namespace mpimon {
+
+// pml_monitoring_enable_output values (as in Open MPI: 3 and above mean "file").
+enum class DumpTarget { none = 0, standard_output = 1, standard_error = 2, file = 3 };
+
+struct Settings {
+  int enable_level = 0;  // 0 off, 1 all p2p in one category, >= 2 internal kept apart
+  DumpTarget dump_target = DumpTarget::none;
+  std::string dump_prefix;  // pml_monitoring_filename
+  bool split_internal() const { return enable_level >= 2; }
+};
+
+class Runtime {
+ public:
+  static Runtime& instance();
+
+  Engine engine;
+  Settings settings;
+
+  // A layer that records registers how to switch its recording off and on again (used
+  // while our own dump traffic runs, so it is never counted).
+  using RecordingSwitch = void (*)(bool on);
+  void add_layer(RecordingSwitch recording_switch);
+  void set_recording(bool on);
+
+  // Called once by the PML adapter after it interposed: remembers our world rank and
+  // hooks the start of MPI_Finalize. Returns false (and says why in `error`) when the
+  // hook cannot be installed.
+  bool start(int world_rank, bool threaded, std::string& error);
+  bool started() const { return started_; }
+  int world_rank() const { return world_rank_; }
+
+  // The end-of-job dump (runs at the start of MPI_Finalize).
+  void finalize_dump();
+
+ private:
+  Runtime() = default;
+  std::vector<RecordingSwitch> layers_;
+  bool started_ = false;
+  bool dumped_ = false;
+  int world_rank_ = -1;
+};
+
+// Writes the .prof text of `records` where `settings` says. Returns an empty string or a
+// one-line warning (what, where, why).
+std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records);
+
+// One line on stderr, prefixed "mpimon: ".
+void warn(const std::string& message);
+
+}  // namespace mpimon

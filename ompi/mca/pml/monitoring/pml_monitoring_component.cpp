@@ -1,0 +1,198 @@
+// Registration, selection and interposition of our PML component.
+//
+// Open MPI 4.1.4 selects one PML: every candidate's init returns a priority, the best is
+// copied into mca_pml, then each loser's finalize is called and the losers are closed.
+// We take part with priority 0 so we always lose, and put our wrappers in front of the
+// winner in that first finalize call. Closing a component deregisters its MCA variables
+// (and invalidates its MPI_T performance variables), so at that moment we also take our
+// component out of the framework's list: it is never closed, its variables stay valid.
+// MPI_Finalize then finalizes the real PML directly (mca_pml_base_selected_component is
+// left untouched); our end-of-job dump runs earlier, in the mpi_finalize_top hook.
+#include "pml_monitoring.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <ompi/mca/pml/base/base.h>
+#include <opal/mca/base/base.h>
+#include <opal/mca/base/mca_base_component_repository.h>
+
+#include "mca_values.h"
+#include "runtime.h"
+
+namespace {
+
+int component_register();
+int component_open();
+int component_close();
+mca_pml_base_module_t* component_init(int* priority, bool enable_progress_threads, bool enable_mpi_threads);
+int component_finalize();
+
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) mca_pml_base_component_2_0_0_t mca_pml_monitoring_component = {
+    .pmlm_version =
+        {
+            MCA_PML_BASE_VERSION_2_0_0,
+            .mca_component_name = "monitoring",
+            MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH),
+            .mca_open_component = component_open,
+            .mca_close_component = component_close,
+            .mca_query_component = nullptr,
+            .mca_register_component_params = component_register,
+            .mca_component_flags = 0,
+            .reserved = {},
+        },
+    .pmlm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
+    .pmlm_init = component_init,
+    .pmlm_finalize = component_finalize,
+};
+}
+
+namespace {
+
+using mpimon::Runtime;
+
+// Storage of our MCA variables (strings: we check the text ourselves).
+char* enable_text = nullptr;
+char* enable_output_text = nullptr;
+char* filename_text = nullptr;
+
+bool interposed = false;
+bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
+
+// MCA values are the same on every rank: say what is wrong once, from world rank 0.
+void warn_once_per_job(const std::string& message) {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank == nullptr || std::strcmp(rank, "0") == 0) mpimon::warn(message);
+}
+
+// Refuse to run against another Open MPI major.minor than the one we were built for.
+bool running_library_compatible() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  const auto running = mpimon::parse_library_version(text);
+  const mpimon::OmpiVersion built{MPIMON_BUILT_OMPI_MAJOR, MPIMON_BUILT_OMPI_MINOR, MPIMON_BUILT_OMPI_RELEASE};
+  const std::string built_text = std::to_string(built.major) + "." + std::to_string(built.minor) + "." +
+                                 std::to_string(built.release);
+  if (!running) {
+    warn_once_per_job("cannot tell the running Open MPI's version ('" + std::string(text) +
+                      "'); built for " + built_text + "; monitoring disabled");
+    return false;
+  }
+  const std::string running_text = std::to_string(running->major) + "." + std::to_string(running->minor) +
+                                   "." + std::to_string(running->release);
+  switch (mpimon::compare_versions(built, *running)) {
+    case mpimon::VersionVerdict::same: return true;
+    case mpimon::VersionVerdict::other_release:
+      warn_once_per_job("built for Open MPI " + built_text + ", running " + running_text +
+                        " (same major.minor: monitoring stays on)");
+      return true;
+    case mpimon::VersionVerdict::incompatible:
+      warn_once_per_job("built for Open MPI " + built_text + ", running " + running_text +
+                        ": internal structures differ, monitoring disabled (the job runs unmonitored)");
+      return false;
+  }
+  return false;
+}
+
+int component_register() {
+  static char default_zero[] = "0";
+  enable_text = default_zero;
+  enable_output_text = default_zero;
+  filename_text = nullptr;
+  auto* version = &mca_pml_monitoring_component.pmlm_version;
+  const auto no_flags = static_cast<mca_base_var_flag_t>(0);
+  mca_base_component_var_register(
+      version, "enable",
+      "Monitoring of point-to-point traffic (mpimon): 0 off (default); 1 all point-to-point traffic in one "
+      "category; 2 or more: internal traffic (negative tags: collectives, protocol) kept apart from the "
+      "application's",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &enable_text);
+  mca_base_component_var_register(
+      version, "enable_output",
+      "End-of-job dump in Open MPI's .prof text (mpimon): 0 none (default); 1 stdout; 2 stderr; 3 or more: "
+      "file <pml_monitoring_filename>.<world rank>.prof",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+      &enable_output_text);
+  mca_base_component_var_register(
+      version, "filename",
+      "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof", MCA_BASE_VAR_TYPE_STRING,
+      nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
+
+  mpimon::Settings& settings = Runtime::instance().settings;
+  std::string warning;
+  settings.enable_level = mpimon::checked_level("pml_monitoring_enable", enable_text, 0, 0,
+                                                "0 off, 1 all point-to-point traffic together, 2 or more "
+                                                "internal traffic kept apart",
+                                                warning);
+  if (!warning.empty()) warn_once_per_job(warning + ": monitoring off, the job runs on");
+  warning.clear();
+  const int output = mpimon::checked_level("pml_monitoring_enable_output", enable_output_text, 0, 0,
+                                           "0 none, 1 stdout, 2 stderr, 3 or more file", warning);
+  if (!warning.empty()) warn_once_per_job(warning + ": no end-of-job dump");
+  settings.dump_target = output >= 3 ? mpimon::DumpTarget::file : static_cast<mpimon::DumpTarget>(output);
+  settings.dump_prefix = filename_text ? filename_text : "";
+  if (settings.enable_level > 0 && !running_library_compatible()) settings.enable_level = 0;
+  return OMPI_SUCCESS;
+}
+
+int component_open() {
+  // Selection only considers PMLs named in mca_pml_base_pml (filled with ob1, ucx, ...
+  // or the user's --mca pml list): add ourselves when monitoring is on.
+  if (Runtime::instance().settings.enable_level > 0)
+    opal_pointer_array_add(&mca_pml_base_pml, strdup(mca_pml_monitoring_component.pmlm_version.mca_component_name));
+  return OMPI_SUCCESS;
+}
+
+int component_close() { return OMPI_SUCCESS; }  // ompi_info opens and closes us: nothing to undo
+
+// Never used for communication: selection only needs a non-NULL module from a candidate.
+mca_pml_base_module_t placeholder_module{};
+
+mca_pml_base_module_t* component_init(int* priority, bool, bool enable_mpi_threads) {
+  if (Runtime::instance().settings.enable_level <= 0) return nullptr;
+  threaded = enable_mpi_threads;
+  *priority = 0;  // take part, always lose
+  return &placeholder_module;
+}
+
+// Keep our component out of the framework's close: its MCA and MPI_T variables stay
+// registered, and the library stays loaded.
+void keep_component_open() {
+  opal_list_t* components = &ompi_pml_base_framework.framework_components;
+  mca_base_component_list_item_t* item;
+  OPAL_LIST_FOREACH(item, components, mca_base_component_list_item_t) {
+    if (item->cli_component == &mca_pml_monitoring_component.pmlm_version) {
+      opal_list_remove_item(components, &item->super);
+      OBJ_RELEASE(item);
+      break;
+    }
+  }
+  mca_base_component_repository_retain_component("pml", "monitoring");
+}
+
+int component_finalize() {
+  if (interposed) return OMPI_SUCCESS;
+  interposed = true;
+  const char* selected = mca_pml_base_selected_component.pmlm_version.mca_component_name;
+  if (mca_pml.pml_isend == nullptr || std::strcmp(selected, "monitoring") == 0) {
+    mpimon::warn("no point-to-point layer to monitor (selected pml: '" + std::string(selected) +
+                 "'); monitoring off");
+    return OMPI_SUCCESS;
+  }
+  keep_component_open();
+  Runtime& runtime = Runtime::instance();
+  mpimon::pml::interpose(runtime.settings.split_internal(), std::strcmp(selected, "ob1") == 0);
+  std::string error;
+  if (!runtime.start(static_cast<int>(ompi_proc_local_proc->super.proc_name.vpid), threaded, error))
+    mpimon::warn(error);
+  return OMPI_SUCCESS;
+}
+
+}  // namespace

@@ -1,0 +1,133 @@
+// The send wrappers. Hot path: translate the peer to its world rank, pick the category
+// from the tag, record, then call the original PML function (a tail call).
+#include "pml_monitoring.h"
+
+#include <ompi/mca/pml/base/base.h>
+#include <ompi/mca/pml/base/pml_base_request.h>
+
+#include "engine.h"
+#include "runtime.h"
+#include "world_rank.h"
+
+namespace mpimon::pml {
+namespace {
+
+// Everything the hot path reads, in one hidden object (one RIP-relative base).
+struct State {
+  Engine* engine = nullptr;
+  LocalJob job;
+  uint8_t internal_category = 0;  // Category::internal when split, else external
+  bool ob1 = false;                // requests share mca_pml_base_request_t's layout
+  mca_pml_base_module_t original{};
+  ompi_request_start_fn_t original_request_start = nullptr;
+  bool warned_persistent = false;
+};
+State state;
+
+inline void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes) {
+  const Category category = static_cast<Category>(tag < 0 ? state.internal_category : 0);
+  const int32_t peer = world_rank_of(comm, dst, state.job);
+  if (peer >= 0) [[likely]] {
+    state.engine->record(peer, category, bytes);
+  } else {
+    state.engine->record_other_job(category, bytes);
+  }
+}
+
+int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  record_send(comm, dst, tag, count * datatype->super.size);
+  return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  record_send(comm, dst, tag, count * datatype->super.size);
+  return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
+// ---------------------------------------------------------------------------------------
+// Persistent sends. MPI_Start/MPI_Startall call request->req_start, not the module's
+// start, so each request our isend_init returns gets our start function. ob1 may replace
+// a still-active request object at restart: ours is re-installed after every start.
+// Fields of a request are only read when the selected PML is ob1 (base request layout).
+
+bool is_ob1_send(const ompi_request_t* request) {
+  return request != nullptr && request->req_type == OMPI_REQUEST_PML &&
+         reinterpret_cast<const mca_pml_base_request_t*>(request)->req_type == MCA_PML_REQUEST_SEND;
+}
+
+void record_persistent_send(const ompi_request_t* request) {
+  const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
+  record_send(base->req_comm, base->req_peer, base->req_tag, base->req_count * base->req_datatype->super.size);
+}
+
+int monitored_request_start(size_t count, ompi_request_t** requests);
+
+void rewrap_sends(size_t count, ompi_request_t** requests) {
+  for (size_t i = 0; i < count; ++i) {
+    if (is_ob1_send(requests[i]) && requests[i]->req_start == state.original_request_start)
+      requests[i]->req_start = monitored_request_start;
+  }
+}
+
+int monitored_request_start(size_t count, ompi_request_t** requests) {
+  for (size_t i = 0; i < count; ++i) {
+    if (is_ob1_send(requests[i])) record_persistent_send(requests[i]);
+  }
+  const int rc = state.original_request_start(count, requests);
+  rewrap_sends(count, requests);
+  return rc;
+}
+
+int monitored_isend_init(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                         mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  const int rc = state.original.pml_isend_init(buf, count, datatype, dst, tag, mode, comm, request);
+  if (rc != OMPI_SUCCESS) return rc;
+  ompi_request_t* r = *request;
+  if (!state.ob1) {
+    if (!state.warned_persistent) {
+      state.warned_persistent = true;
+      warn("persistent sends (MPI_Send_init + MPI_Start) are counted only with pml ob1; this job uses pml " +
+           std::string(mca_pml_base_selected_component.pmlm_version.mca_component_name));
+    }
+    return rc;
+  }
+  if (state.original_request_start == nullptr) state.original_request_start = r->req_start;
+  if (r->req_start == state.original_request_start) r->req_start = monitored_request_start;
+  return rc;
+}
+
+// The module's start: used by some collective algorithms on requests they created with
+// isend_init (through us, so already wrapped; this path bypasses req_start).
+int monitored_start(size_t count, ompi_request_t** requests) {
+  if (state.ob1) {
+    for (size_t i = 0; i < count; ++i) {
+      if (is_ob1_send(requests[i])) record_persistent_send(requests[i]);
+    }
+  }
+  const int rc = state.original.pml_start(count, requests);
+  if (state.ob1) rewrap_sends(count, requests);
+  return rc;
+}
+
+}  // namespace
+
+void set_recording(bool on) {
+  mca_pml.pml_isend = on ? monitored_isend : state.original.pml_isend;
+  mca_pml.pml_send = on ? monitored_send : state.original.pml_send;
+  mca_pml.pml_isend_init = on ? monitored_isend_init : state.original.pml_isend_init;
+  mca_pml.pml_start = on ? monitored_start : state.original.pml_start;
+}
+
+void interpose(bool split_internal, bool selected_pml_is_ob1) {
+  state.engine = &Runtime::instance().engine;
+  state.job = LocalJob::of_this_process();
+  state.internal_category = static_cast<uint8_t>(split_internal ? Category::internal : Category::external);
+  state.ob1 = selected_pml_is_ob1;
+  state.original = mca_pml;
+  set_recording(true);
+  Runtime::instance().add_layer(set_recording);
+}
+
+}  // namespace mpimon::pml
