@@ -17,3 +17,8 @@
 #include <ompi/group/group.h>
 #include <ompi/proc/proc.h>
 #include <ompi/request/request.h>
+
+// 4.1.4's pvar header lacks extern "C".
+extern "C" {
+#include <opal/mca/base/mca_base_pvar.h>
+}

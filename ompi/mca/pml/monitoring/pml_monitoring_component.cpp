@@ -21,6 +21,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "mca_values.h"
+#include "pvars.h"
 #include "runtime.h"
 
 namespace {
@@ -139,6 +140,18 @@ int component_register() {
   settings.dump_target = output >= 3 ? mpimon::DumpTarget::file : static_cast<mpimon::DumpTarget>(output);
   settings.dump_prefix = filename_text ? filename_text : "";
   if (settings.enable_level > 0 && !running_library_compatible()) settings.enable_level = 0;
+
+  // Registered with mca_base_pvar_register (not tied to the component's variable group):
+  // they stay valid for the whole run; we are never closed anyway (see above).
+  using mpimon::Category;
+  using mpimon::pvars::Metric;
+  mpimon::pvars::register_peer_variable("pml", "messages_count",
+                                        "Number of messages sent to each peer of a communicator (mpimon)",
+                                        Category::external, Metric::messages);
+  mpimon::pvars::register_peer_variable("pml", "messages_size",
+                                        "Bytes sent to each peer of a communicator (mpimon)", Category::external,
+                                        Metric::bytes);
+  mpimon::pvars::register_flush_variable();
   return OMPI_SUCCESS;
 }
 

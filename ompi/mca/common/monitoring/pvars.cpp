@@ -1,0 +1,135 @@
+#include "pvars.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "ompi_glue.h"
+#include "prof_format.h"
+#include "runtime.h"
+#include "world_rank.h"
+
+
+namespace mpimon::pvars {
+namespace {
+
+struct PeerVariable {
+  Category category;
+  Metric metric;
+};
+
+// Communicators seen at handle binding, by address -> context id then. A handle may
+// outlive its communicator: before dereferencing the address we check that the context
+// id still maps to it (a freed communicator's slot is emptied).
+std::mutex bound_mutex;
+std::map<const void*, uint32_t> bound_context_ids;
+
+bool still_alive(const ompi_communicator_t* comm) {
+  std::lock_guard lock(bound_mutex);
+  auto it = bound_context_ids.find(comm);
+  return it != bound_context_ids.end() && ompi_comm_lookup(it->second) == comm;
+}
+
+int values_of(const ompi_communicator_t* comm) { return comm->c_remote_group->grp_proc_count; }
+
+// The smallest count among the handles bound to `obj`: a read never writes past the
+// buffer of any handle on that address, even if a new communicator took it.
+int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallback) {
+  int smallest = fallback;
+  auto* handles = const_cast<opal_list_t*>(&pvar->bound_handles);
+  for (const opal_list_item_t* item = opal_list_get_first(handles); item != opal_list_get_end(handles);
+       item = opal_list_get_next(item)) {
+    const auto* handle = reinterpret_cast<const mca_base_pvar_handle_t*>(
+        reinterpret_cast<const char*>(item) - offsetof(mca_base_pvar_handle_t, list2));
+    if (handle->obj_handle == obj && handle->count < smallest) smallest = handle->count;
+  }
+  return smallest;
+}
+
+int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  const auto* comm = static_cast<const ompi_communicator_t*>(obj);
+  if (comm == nullptr || !still_alive(comm)) return OMPI_ERR_NOT_FOUND;  // freed communicator
+  const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
+  const Engine& engine = Runtime::instance().engine;
+  const LocalJob job = LocalJob::of_this_process();
+  const int count = smallest_bound_count(pvar, obj, values_of(comm));
+  auto* values = static_cast<unsigned long long*>(value);
+  for (int i = 0; i < count && i < values_of(comm); ++i) {
+    const int32_t peer = world_rank_of(comm, i, job);
+    values[i] = peer < 0 ? 0
+                : variable->metric == Metric::messages ? engine.messages(peer, variable->category)
+                                                       : engine.bytes(peer, variable->category);
+  }
+  return OMPI_SUCCESS;
+}
+
+int notify_peer_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
+  if (event != MCA_BASE_PVAR_HANDLE_BIND) return OMPI_SUCCESS;
+  const auto* comm = static_cast<const ompi_communicator_t*>(obj);
+  if (comm == nullptr) return OMPI_ERR_BAD_PARAM;
+  *count = values_of(comm);
+  std::lock_guard lock(bound_mutex);
+  bound_context_ids[comm] = comm->c_contextid;
+  return OMPI_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------
+// Flush (phases)
+
+std::mutex flush_mutex;
+std::string flush_prefix;
+Snapshot last_flush;  // totals at the previous flush (empty: phase 0 starts at MPI_Init)
+
+int write_flush_prefix(mca_base_pvar_t*, const void* value, void*) {
+  std::lock_guard lock(flush_mutex);
+  flush_prefix = value == nullptr ? "" : static_cast<const char*>(value);
+  return OMPI_SUCCESS;
+}
+
+int read_flush_prefix(const mca_base_pvar_t*, void*, void*) { return OMPI_SUCCESS; }
+
+int notify_flush(mca_base_pvar_t*, mca_base_pvar_event_t event, void*, int* count) {
+  if (event == MCA_BASE_PVAR_HANDLE_BIND) {
+    *count = 0;  // the core copies count values on write: nothing for a string
+    return OMPI_SUCCESS;
+  }
+  if (event != MCA_BASE_PVAR_HANDLE_STOP) return OMPI_SUCCESS;
+  Runtime& runtime = Runtime::instance();
+  std::lock_guard lock(flush_mutex);
+  const Snapshot now = runtime.engine.snapshot();
+  const Snapshot phase = snapshot_difference(now, last_flush);
+  last_flush = now;
+  if (flush_prefix.empty()) return OMPI_SUCCESS;
+  Settings settings = runtime.settings;
+  settings.dump_target = DumpTarget::file;
+  settings.dump_prefix = flush_prefix;
+  if (std::string problem = write_prof_dump(settings, runtime.world_rank(), phase); !problem.empty()) {
+    warn(problem);
+    return OMPI_ERROR;
+  }
+  return OMPI_SUCCESS;
+}
+
+}  // namespace
+
+int register_peer_variable(const char* framework, const char* name, const char* description, Category category,
+                           Metric metric) {
+  auto* variable = new PeerVariable{category, metric};  // lives as long as the pvar
+  return mca_base_pvar_register("ompi", framework, "monitoring", name, description, OPAL_INFO_LVL_4,
+                                MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
+                                MPI_T_BIND_MPI_COMM,
+                                static_cast<mca_base_pvar_flag_t>(MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_IWG),
+                                read_peer_variable, nullptr, notify_peer_variable, variable);
+}
+
+int register_flush_variable() {
+  return mca_base_pvar_register("ompi", "pml", "monitoring", "flush",
+                                "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "
+                                "the traffic since the previous flush (mpimon)",
+                                OPAL_INFO_LVL_1, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_STRING, nullptr,
+                                MPI_T_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_IWG, read_flush_prefix, write_flush_prefix,
+                                notify_flush, nullptr);
+}
+
+}  // namespace mpimon::pvars

@@ -1,0 +1,26 @@
+// MPI_T performance variables over the engine, with Open MPI's names and classes.
+//
+// Recording never depends on handles: these only read the engine's totals (Open MPI's
+// MPI_T core freezes a stopped SIZE handle's values itself).
+#pragma once
+
+#include "engine.h"
+
+namespace mpimon::pvars {
+
+enum class Metric { messages, bytes };
+
+// A SIZE-class variable bound to communicators, e.g. ompi/pml/monitoring/messages_count:
+// a handle on communicator C returns size(C) values (the remote group's size for an
+// intercommunicator); value i is this process's total of `metric` in `category` (all
+// communicators together, since MPI_Init) to the process with rank i in C.
+// Returns the pvar index or a negative Open MPI error code.
+int register_peer_variable(const char* framework, const char* name, const char* description, Category category,
+                           Metric metric);
+
+// pml_monitoring_flush: a writable string (a file prefix). Stopping a handle writes
+// <prefix>.<world rank>.prof with the traffic since the previous flush (phase 0 starts at
+// MPI_Init); totals are never reset. An empty or NULL prefix disables the file.
+int register_flush_variable();
+
+}  // namespace mpimon::pvars

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what mpimon needs from Debian 12 (only what is missing: no apt at all when
+# everything is there) and builds it into build/ (or $MPIMON_BUILD_DIR).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${MPIMON_BUILD_DIR:-$here/build}"
+
+packages=(
+  g++ make cmake pkg-config            # toolchain
+  openmpi-bin libopenmpi-dev           # Open MPI 4.1.4 with its internal headers
+  libgtest-dev googletest              # unit and integration tests
+  libcli11-dev                         # the mpimon command line
+  valgrind                             # benchmarks (instruction counts)
+  lammps lammps-examples               # a real application in the tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc)"

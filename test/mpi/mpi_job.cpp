@@ -1,0 +1,90 @@
+#include "mpi_job.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace mpimon::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+fs::path new_folder() {
+  std::string pattern = (fs::temp_directory_path() / "mpimon-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+}  // namespace
+
+JobResult run_job(int ranks, const std::vector<std::string>& arguments, Components components) {
+  JobResult result;
+  result.folder = new_folder();
+  // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
+  // monitoring components are found.
+  const std::string component_path =
+      components == Components::ours
+          ? "OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
+          : "-u OMPI_MCA_mca_base_component_path";
+  std::string command = "cd " + quote(result.folder.string()) + " && env " + component_path +
+                        " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+                        " OMPI_MCA_rmaps_base_oversubscribe=1";
+  command += " " MPIRUN_EXECUTABLE " -np " + std::to_string(ranks);
+  for (const std::string& a : arguments) command += " " + quote(a);
+  command += " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::vector<std::string> monitoring_arguments(int level) {
+  return {"--mca", "pml_monitoring_enable", std::to_string(level), "--mca", "pml_monitoring_enable_output", "3",
+          "--mca", "pml_monitoring_filename", "prof"};
+}
+
+std::vector<ProfLine> read_lines(const fs::path& folder, int ranks, const std::string& prefix) {
+  std::vector<ProfLine> lines;
+  for (int r = 0; r < ranks; ++r) {
+    const ProfFile file = read_prof_file((folder / (prefix + "." + std::to_string(r) + ".prof")).string());
+    lines.insert(lines.end(), file.lines.begin(), file.lines.end());
+  }
+  return lines;
+}
+
+Edges read_edges(const fs::path& folder, const std::string& kinds, const std::string& prefix) {
+  Edges edges;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix + ".", 0) != 0 || name.size() < 5 || name.substr(name.size() - 5) != ".prof") continue;
+    for (const ProfLine& l : read_prof_file(entry.path().string()).lines) {
+      if (kinds.find(l.kind) == std::string::npos) continue;
+      edges[{l.kind, l.me, l.peer}] = {l.bytes, l.messages};
+    }
+  }
+  return edges;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace mpimon::test

@@ -1,0 +1,36 @@
+// Running a real mpirun job from a test, in a fresh folder, and reading its dumps.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "prof_format.h"
+
+namespace mpimon::test {
+
+struct JobResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+  std::filesystem::path folder;
+};
+
+enum class Components { ours, distro };
+
+// mpirun -np <ranks> <arguments...> in a new temporary folder (the job's cwd), with the
+// environment root needs on these machines and, for Components::ours, our plugin folder
+// first in the component path.
+JobResult run_job(int ranks, const std::vector<std::string>& arguments, Components components = Components::ours);
+
+// Arguments that switch on monitoring with per-rank dump files <folder>/prof.<rank>.prof.
+std::vector<std::string> monitoring_arguments(int level = 2);
+
+// (kind, sender, peer) -> (bytes, messages) over all prof.<rank>.prof files of a job.
+using Edges = std::map<std::tuple<char, int, int>, std::pair<uint64_t, uint64_t>>;
+Edges read_edges(const std::filesystem::path& folder, const std::string& kinds, const std::string& prefix = "prof");
+std::vector<ProfLine> read_lines(const std::filesystem::path& folder, int ranks, const std::string& prefix = "prof");
+std::string read_text(const std::filesystem::path& file);
+
+}  // namespace mpimon::test

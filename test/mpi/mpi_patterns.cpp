@@ -1,0 +1,86 @@
+// Communication patterns for the integration tests (the example program covers ring,
+// reduce, halo and persistent sends).
+//
+//   mpi_patterns comms      sends on a dup of MPI_COMM_WORLD and on a split with reversed
+//                           key order: each world rank r sends 100 bytes (tag 5) on the
+//                           dup to r+1, and 200 bytes (tag 6) on the split communicator to
+//                           its split rank 0 (split: even/odd world ranks, key = -rank)
+//   mpi_patterns threads N  MPI_THREAD_MULTIPLE, 4 threads each send N messages of 8 bytes
+//                           to rank+1 (tag = thread)
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+void comms() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm dup, split;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
+
+  char out[200] = {}, in[200];
+  MPI_Sendrecv(out, 100, MPI_CHAR, (rank + 1) % size, 5, in, 100, MPI_CHAR, (rank + size - 1) % size, 5, dup,
+               MPI_STATUS_IGNORE);
+
+  int split_rank, split_size;
+  MPI_Comm_rank(split, &split_rank);
+  MPI_Comm_size(split, &split_size);
+  if (split_rank == 0) {
+    for (int i = 1; i < split_size; ++i) MPI_Recv(in, 200, MPI_CHAR, i, 6, split, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Send(out, 200, MPI_CHAR, 0, 6, split);
+  }
+  MPI_Comm_free(&split);
+  MPI_Comm_free(&dup);
+}
+
+void threads(int messages) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t) {
+    workers.emplace_back([=] {
+      char out[8] = {}, in[8];
+      for (int i = 0; i < messages; ++i) {
+        MPI_Request r;
+        MPI_Irecv(in, 8, MPI_CHAR, (rank + size - 1) % size, t, MPI_COMM_WORLD, &r);
+        MPI_Send(out, 8, MPI_CHAR, (rank + 1) % size, t, MPI_COMM_WORLD);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "threads") {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+      std::fprintf(stderr, "mpi_patterns: MPI_THREAD_MULTIPLE not provided\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    threads(argc > 2 ? std::atoi(argv[2]) : 1000);
+  } else {
+    MPI_Init(&argc, &argv);
+    if (mode == "comms") {
+      comms();
+    } else {
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N)\n", mode.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,227 @@
+// PML layer, end to end: real mpirun jobs, exact matrices parsed from the dumps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "mpi_job.h"
+
+namespace fs = std::filesystem;
+using namespace mpimon;
+using namespace mpimon::test;
+
+namespace {
+
+const std::string kExample = MPIMON_EXAMPLE;
+const std::string kPatterns = MPIMON_PATTERNS;
+const std::vector<std::string> kBinaryTreeReduce = {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
+                                                     "coll_tuned_reduce_algorithm", "4"};
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void expect_success(const JobResult& job) { ASSERT_EQ(job.exit_code, 0) << job.output; }
+
+std::vector<fs::path> files_in(const fs::path& folder) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder)) files.push_back(e.path().filename());
+  return files;
+}
+
+// The "# POINT TO POINT" section of a dump, verbatim.
+std::string point_to_point_section(const fs::path& file) {
+  const std::string text = read_text(file);
+  return text.substr(0, text.find("# OSC"));
+}
+
+}  // namespace
+
+TEST(PmlDump, Ring4Ranks) {
+  const JobResult job = run_job(4, concat(monitoring_arguments(), {kExample, "ring"}));
+  expect_success(job);
+  const auto lines = read_lines(job.folder, 4);
+  std::vector<ProfLine> external;
+  for (const auto& l : lines) if (l.kind == 'E') external.push_back(l);
+  ASSERT_EQ(external.size(), 4u);
+  for (const ProfLine& l : external) {
+    EXPECT_EQ(l.peer, (l.me + 1) % 4);
+    EXPECT_EQ(l.bytes, 1024u);
+    EXPECT_EQ(l.messages, 1u);
+    ASSERT_TRUE(l.has_histogram);
+    for (int b = 0; b < kHistogramBuckets; ++b) EXPECT_EQ(l.histogram[b], b == 11 ? 1u : 0u) << "bucket " << b;
+  }
+}
+
+TEST(PmlDump, BinaryTreeReduce8RanksHasExactlyTheTreeEdges) {
+  const JobResult job = run_job(8, concat(concat(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
+  expect_success(job);
+  const Edges expected = {{{'I', 1, 0}, {64, 1}}, {{'I', 2, 0}, {64, 1}}, {{'I', 3, 1}, {64, 1}},
+                          {{'I', 5, 1}, {64, 1}}, {{'I', 4, 2}, {64, 1}}, {{'I', 6, 2}, {64, 1}},
+                          {{'I', 7, 3}, {64, 1}}};
+  EXPECT_EQ(read_edges(job.folder, "EI"), expected);
+}
+
+TEST(PmlDump, Halo8RanksOnAPeriodic4x2Grid) {
+  const JobResult job = run_job(8, concat(monitoring_arguments(), {kExample, "halo"}));
+  expect_success(job);
+  // MPI_Dims_create(8, 2) = {4, 2}; row-major ranks; in the dimension of size 2 both
+  // neighbours are the same rank, which therefore gets two messages.
+  Edges expected;
+  for (int r = 0; r < 8; ++r) {
+    const int row = r / 2, column = r % 2;
+    const int neighbours[4] = {((row + 3) % 4) * 2 + column, ((row + 1) % 4) * 2 + column, row * 2 + (1 - column),
+                               row * 2 + (1 - column)};
+    for (int n : neighbours) {
+      auto& e = expected[{'E', r, n}];
+      e.first += 512;
+      e.second += 1;
+    }
+  }
+  EXPECT_EQ(read_edges(job.folder, "E"), expected);
+}
+
+TEST(PmlDump, DupAndSplitCommunicatorsLandAtWorldRanks6Ranks) {
+  const JobResult job = run_job(6, concat(monitoring_arguments(), {kPatterns, "comms"}));
+  expect_success(job);
+  Edges expected;
+  for (int r = 0; r < 6; ++r) expected[{'E', r, (r + 1) % 6}] = {100, 1};
+  // Split by parity with key -rank: split rank 0 is the highest world rank of each half.
+  for (int r : {0, 2}) expected[{'E', r, 4}] = {200, 1};
+  for (int r : {1, 3}) expected[{'E', r, 5}] = {200, 1};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected);
+}
+
+TEST(PmlDump, SendInitWithThreeStartsIsThreeMessages4Ranks) {
+  const JobResult job = run_job(4, concat(monitoring_arguments(), {kExample, "persistent"}));
+  expect_success(job);
+  Edges expected;
+  for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {48, 3};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected);
+}
+
+TEST(PmlDump, FourThreadsUnderThreadMultipleCountExactly4Ranks) {
+  const JobResult job = run_job(4, concat(monitoring_arguments(), {kPatterns, "threads", "2000"}));
+  expect_success(job);
+  Edges expected;
+  for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {4 * 2000 * 8, 4 * 2000};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected);
+}
+
+TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
+  const auto program = std::vector<std::string>{kExample, "ring", "reduce"};
+  const JobResult level1 = run_job(8, concat(concat(monitoring_arguments(1), kBinaryTreeReduce), program));
+  const JobResult level2 = run_job(8, concat(concat(monitoring_arguments(2), kBinaryTreeReduce), program));
+  expect_success(level1);
+  expect_success(level2);
+  const Edges split = read_edges(level2.folder, "EI");
+  Edges merged;
+  for (const auto& [key, value] : split) {
+    auto& e = merged[{'E', std::get<1>(key), std::get<2>(key)}];
+    e.first += value.first;
+    e.second += value.second;
+  }
+  EXPECT_EQ(read_edges(level1.folder, "EI"), merged);  // no I line at level 1
+  EXPECT_EQ(split.count({'I', 7, 3}), 1u);
+  EXPECT_EQ(split.count({'E', 7, 0}), 1u);
+}
+
+TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
+  // Same program under Debian's own component and ours (no persistent sends, which the
+  // distro does not count).
+  const auto program = concat(concat(monitoring_arguments(), kBinaryTreeReduce), {kExample, "ring", "reduce", "halo"});
+  const JobResult distro = run_job(8, program, Components::distro);
+  const JobResult ours = run_job(8, program, Components::ours);
+  expect_success(distro);
+  expect_success(ours);
+  for (int r = 0; r < 8; ++r) {
+    const std::string name = "prof." + std::to_string(r) + ".prof";
+    EXPECT_EQ(point_to_point_section(ours.folder / name), point_to_point_section(distro.folder / name)) << name;
+    // Our file carries no collective section yet beyond its header.
+    EXPECT_NE(read_text(ours.folder / name).find("# OSC\n# COLLECTIVES\n"), std::string::npos);
+  }
+}
+
+TEST(PmlDump, StandardOutputDump4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
+                                    "1", kExample, "ring"});
+  expect_success(job);
+  for (int r = 0; r < 4; ++r) {
+    const std::string line = "E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) + "\t1024 bytes\t1 msgs sent\t";
+    EXPECT_NE(job.output.find(line), std::string::npos) << job.output;
+  }
+}
+
+TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
+  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  const JobResult job = run_job(4, concat(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none",
+                                                                    "-screen", "none"}));
+  expect_success(job);
+  const Edges edges = read_edges(job.folder, "EI");
+  int external = 0;
+  for (const auto& [key, value] : edges) {
+    if (std::get<0>(key) == 'E') ++external;
+    EXPECT_GT(value.second, 0u);
+  }
+  EXPECT_GE(external, 4) << "every rank exchanges atoms with neighbours";
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad input: a clear one-line warning, the job runs on, nothing half-written.
+
+TEST(PmlBadInput, NonNumericEnableWarnsAndRunsUnmonitored4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "abc", "--mca", "pml_monitoring_enable_output",
+                                    "3", "--mca", "pml_monitoring_filename", "prof", kExample, "ring"});
+  expect_success(job);
+  EXPECT_NE(job.output.find("mpimon: invalid value 'abc' for MCA parameter pml_monitoring_enable (valid: 0 off"),
+            std::string::npos)
+      << job.output;
+  EXPECT_TRUE(files_in(job.folder).empty());
+}
+
+TEST(PmlBadInput, NegativeEnableWarnsAndRunsUnmonitored4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "-1", kExample, "ring"});
+  expect_success(job);
+  EXPECT_NE(job.output.find("invalid value '-1' for MCA parameter pml_monitoring_enable"), std::string::npos)
+      << job.output;
+  // Said once per job (by world rank 0), not once per rank.
+  EXPECT_EQ(job.output.find("pml_monitoring_enable", job.output.find("pml_monitoring_enable") + 1), std::string::npos);
+}
+
+TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
+                                    "3", "--mca", "pml_monitoring_filename", "missing/folder/prof", kExample, "ring"});
+  expect_success(job);
+  EXPECT_NE(job.output.find("rank 2: monitoring dump not written: missing/folder/prof.2.prof: cannot create "
+                            "missing/folder/prof.2.prof.tmp."),
+            std::string::npos)
+      << job.output;
+  EXPECT_NE(job.output.find("No such file or directory"), std::string::npos);
+  EXPECT_TRUE(files_in(job.folder).empty());
+}
+
+TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) {
+  const JobResult alone = run_job(4, concat({"--mca", "pml", "ob1"}, concat(monitoring_arguments(), {kExample, "ring"})));
+  expect_success(alone);
+  EXPECT_TRUE(files_in(alone.folder).empty()) << "Open MPI never opens our component with --mca pml ob1";
+  const JobResult listed =
+      run_job(4, concat({"--mca", "pml", "ob1,monitoring"}, concat(monitoring_arguments(), {kExample, "ring"})));
+  expect_success(listed);
+  EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
+}
+
+TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironment) {
+  const std::string command = "OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR
+                              ":SYS_DEFAULT:USER_DEFAULT " OMPI_INFO " --param pml monitoring --level 9 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  ::pclose(pipe);
+  EXPECT_NE(output.find("(mpimon)"), std::string::npos) << output;
+  EXPECT_NE(output.find("pml_monitoring_enable_output"), std::string::npos) << output;
+  EXPECT_NE(output.find("Component v" MPIMON_VERSION), std::string::npos) << output;
+}

@@ -1,0 +1,46 @@
+// Who sent how much to whom, per category, read from dump files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine.h"
+#include "prof_format.h"
+
+namespace mpimon::tools {
+
+struct Traffic {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+};
+
+class TrafficMatrix {
+ public:
+  void add(Category category, int32_t source, int32_t destination, Traffic traffic);
+  // Adds every E/I/S/R/C line of a parsed .prof file.
+  void add_prof(const ProfFile& file);
+
+  Traffic at(Category category, int32_t source, int32_t destination) const;
+  int32_t ranks() const { return ranks_; }  // highest rank seen + 1
+  bool has(Category category) const;
+  const std::map<std::tuple<Category, int32_t, int32_t>, Traffic>& entries() const { return entries_; }
+
+ private:
+  std::map<std::tuple<Category, int32_t, int32_t>, Traffic> entries_;  // O(non-zeros)
+  int32_t ranks_ = 0;
+};
+
+// Expands arguments to .prof files: a file is taken as is, a folder gives its *.prof
+// files, anything else is a prefix P giving P.<rank>.prof. Sorted by rank. Throws
+// FormatError when nothing matches.
+std::vector<std::string> expand_prof_arguments(const std::vector<std::string>& arguments);
+TrafficMatrix read_prof_files(const std::vector<std::string>& paths);
+
+enum class Metric { messages, bytes };
+// A dense text table (rows: sender, columns: receiver); "." for zero.
+std::string format_text_matrix(const TrafficMatrix& matrix, Category category, Metric metric);
+
+}  // namespace mpimon::tools
