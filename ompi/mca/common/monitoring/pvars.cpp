@@ -6,6 +6,8 @@
 #include <string>
 
 #include "ompi_glue.h"
+
+#include <mpi.h>
 #include "prof_format.h"
 #include "runtime.h"
 #include "world_rank.h"
@@ -19,16 +21,34 @@ struct PeerVariable {
   Metric metric;
 };
 
-// Communicators seen at handle binding, by address -> context id then. A handle may
-// outlive its communicator: before dereferencing the address we check that the context
-// id still maps to it (a freed communicator's slot is emptied).
+// Communicators that have bound handles, tracked until they are freed: each gets an
+// attribute whose delete callback (run by MPI_Comm_free) forgets it. A handle whose
+// communicator was freed therefore reads an error, even when a new communicator later
+// takes the same address.
 std::mutex bound_mutex;
-std::map<const void*, uint32_t> bound_context_ids;
+std::map<const void*, bool> bound_communicators;
+int liveness_keyval = MPI_KEYVAL_INVALID;
+
+int forget_communicator(MPI_Comm comm, int, void*, void*) {
+  std::lock_guard lock(bound_mutex);
+  bound_communicators.erase(comm);
+  return MPI_SUCCESS;
+}
+
+void track_communicator(ompi_communicator_t* comm) {
+  {
+    std::lock_guard lock(bound_mutex);
+    if (bound_communicators.count(comm)) return;
+    bound_communicators[comm] = true;
+  }
+  if (liveness_keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_communicator, &liveness_keyval, nullptr);
+  PMPI_Comm_set_attr(comm, liveness_keyval, nullptr);
+}
 
 bool still_alive(const ompi_communicator_t* comm) {
   std::lock_guard lock(bound_mutex);
-  auto it = bound_context_ids.find(comm);
-  return it != bound_context_ids.end() && ompi_comm_lookup(it->second) == comm;
+  return bound_communicators.count(comm) != 0;
 }
 
 int values_of(const ompi_communicator_t* comm) { return comm->c_remote_group->grp_proc_count; }
@@ -66,11 +86,10 @@ int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
 
 int notify_peer_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
   if (event != MCA_BASE_PVAR_HANDLE_BIND) return OMPI_SUCCESS;
-  const auto* comm = static_cast<const ompi_communicator_t*>(obj);
+  auto* comm = static_cast<ompi_communicator_t*>(obj);
   if (comm == nullptr) return OMPI_ERR_BAD_PARAM;
   *count = values_of(comm);
-  std::lock_guard lock(bound_mutex);
-  bound_context_ids[comm] = comm->c_contextid;
+  track_communicator(comm);
   return OMPI_SUCCESS;
 }
 

@@ -1,0 +1,293 @@
+// MPI_T performance variable scenarios, each verifying itself against expectations
+// computed from the known communication pattern; prints "rank <r>: OK <mode>" or what
+// differed.
+//
+//   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int world_rank, world_size;
+std::string failures;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) failures += " [" + what + "]";
+}
+
+void ring_messages(MPI_Comm comm, int count, int tag) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  char out[8] = {}, in[8];
+  for (int i = 0; i < count; ++i)
+    MPI_Sendrecv(out, 8, MPI_CHAR, (rank + 1) % size, tag, in, 8, MPI_CHAR, (rank + size - 1) % size, tag, comm,
+                 MPI_STATUS_IGNORE);
+}
+
+int pvar_index(const char* name, int pvar_class) {
+  int index = -1;
+  const int rc = MPI_T_pvar_get_index(name, pvar_class, &index);
+  if (rc != MPI_SUCCESS) {
+    std::fprintf(stderr, "rank %d: MPI_T_pvar_get_index(%s) = %d\n", world_rank, name, rc);
+    MPI_Abort(MPI_COMM_WORLD, 4);
+  }
+  return index;
+}
+
+// The monitoring paper's Fig. 1, with &comm for handle_alloc as the standard wants.
+void snippet(MPI_T_pvar_session session) {
+  MPI_T_pvar_handle count_handle;
+  int count_pvar_idx;
+  const char count_pvar_name[] = "pml_monitoring_messages_count";
+  size_t* counts;
+  int count; /*size of the array*/
+  /* Retrieve the proper pvar index */
+  MPI_T_pvar_get_index(count_pvar_name, MPI_T_PVAR_CLASS_SIZE, &count_pvar_idx);
+  /* Allocating a new PVAR in a session will reset the counters and set count */
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_T_pvar_handle_alloc(session, count_pvar_idx, &comm, &count_handle, &count);
+  counts = (size_t*)malloc(count * sizeof(size_t));
+  /* start monitoring session */
+  MPI_T_pvar_start(session, count_handle);
+  /* Begin communications */
+  ring_messages(MPI_COMM_WORLD, 1, 0);
+  /* End communications */
+  /* get the monitored values */
+  MPI_T_pvar_read(session, count_handle, counts);
+  /* Global reduce so everyone knows the maximum messages sent to each rank */
+  MPI_Allreduce(MPI_IN_PLACE, counts, count, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
+  /* Operations on counts */
+  check(count == world_size, "count " + std::to_string(count));
+  for (int i = 0; i < count; ++i) check(counts[i] == 1, "counts[" + std::to_string(i) + "]=" + std::to_string(counts[i]));
+  free(counts);
+  MPI_T_pvar_stop(session, count_handle);
+  MPI_T_pvar_handle_free(session, &count_handle);
+}
+
+// Sends (w + 1) messages of 8 bytes to every other world rank w, tag 9.
+void all_to_all_pattern() {
+  char out[8] = {}, in[8];
+  std::vector<MPI_Request> requests;
+  for (int w = 0; w < world_size; ++w) {
+    if (w == world_rank) continue;
+    for (int k = 0; k < w + 1; ++k) {
+      MPI_Request r;
+      MPI_Isend(out, 8, MPI_CHAR, w, 9, MPI_COMM_WORLD, &r);
+      requests.push_back(r);
+    }
+  }
+  for (int w = 0; w < world_size; ++w) {
+    if (w == world_rank) continue;
+    for (int k = 0; k < world_rank + 1; ++k) MPI_Recv(in, 8, MPI_CHAR, w, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+std::vector<unsigned long long> read_all(MPI_T_pvar_session session, MPI_Comm comm, const char* name) {
+  MPI_T_pvar_handle handle;
+  int count = -1;
+  MPI_T_pvar_handle_alloc(session, pvar_index(name, MPI_T_PVAR_CLASS_SIZE), &comm, &handle, &count);
+  std::vector<unsigned long long> values(count);
+  MPI_T_pvar_start(session, handle);
+  MPI_T_pvar_read(session, handle, values.data());
+  MPI_T_pvar_stop(session, handle);
+  MPI_T_pvar_handle_free(session, &handle);
+  return values;
+}
+
+// Reads both SIZE variables on `comm`; value i minus baseline[name][i] must be what the
+// all-to-all pattern sent to `world_of[i]`.
+void check_comm(MPI_T_pvar_session session, MPI_Comm comm, const std::vector<int>& world_of, const std::string& label,
+                const std::vector<std::vector<unsigned long long>>& baseline = {}) {
+  int variable = 0;
+  for (const char* name : {"pml_monitoring_messages_count", "pml_monitoring_messages_size"}) {
+    const std::vector<unsigned long long> before =
+        baseline.empty() ? std::vector<unsigned long long>(world_of.size(), 0) : baseline[variable];
+    ++variable;
+    const bool size_variable = std::strstr(name, "size") != nullptr;
+    MPI_T_pvar_handle handle;
+    int count = -1;
+    MPI_T_pvar_handle_alloc(session, pvar_index(name, MPI_T_PVAR_CLASS_SIZE), &comm, &handle, &count);
+    check(count == static_cast<int>(world_of.size()), label + " count " + std::to_string(count));
+    std::vector<unsigned long long> values(count + 1, 777);
+    MPI_T_pvar_start(session, handle);
+    MPI_T_pvar_read(session, handle, values.data());
+    for (int i = 0; i < count; ++i) {
+      const int w = world_of[i];
+      const unsigned long long messages = w == world_rank ? 0 : w + 1;
+      const unsigned long long expected = size_variable ? 8 * messages : messages;
+      check(values[i] - before[i] == expected, label + " " + name + "[" + std::to_string(i) + "]=" + std::to_string(values[i]) +
+                                       " expected " + std::to_string(expected));
+    }
+    check(values[count] == 777, label + " wrote past count");
+    MPI_T_pvar_stop(session, handle);
+    MPI_T_pvar_handle_free(session, &handle);
+  }
+}
+
+std::vector<int> world_ranks_of(MPI_Comm comm, bool remote) {
+  MPI_Group group, world;
+  if (remote) MPI_Comm_remote_group(comm, &group); else MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n;
+  MPI_Group_size(group, &n);
+  std::vector<int> ranks(n), out(n);
+  for (int i = 0; i < n; ++i) ranks[i] = i;
+  MPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return out;
+}
+
+void split(MPI_T_pvar_session session) {
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);  // reversed order
+  all_to_all_pattern();
+  check_comm(session, MPI_COMM_WORLD, world_ranks_of(MPI_COMM_WORLD, false), "world");
+  const std::vector<int> order = world_ranks_of(half, false);
+  check(order.size() < 2 || order[0] > order[1], "split order not reversed");
+  check_comm(session, half, order, "split");
+  MPI_Comm_free(&half);
+}
+
+void intercomm(MPI_T_pvar_session session) {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, world_rank % 2 == 0 ? 1 : 0, 42, &inter);
+  // Creating the intercommunicator exchanged user-tag messages between the leaders on
+  // MPI_COMM_WORLD: take them as the baseline.
+  const std::vector<std::vector<unsigned long long>> baseline = {
+      read_all(session, inter, "pml_monitoring_messages_count"), read_all(session, inter, "pml_monitoring_messages_size")};
+  all_to_all_pattern();
+  check_comm(session, inter, world_ranks_of(inter, true), "intercomm", baseline);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
+unsigned long long total(const std::vector<unsigned long long>& v) {
+  unsigned long long t = 0;
+  for (auto x : v) t += x;
+  return t;
+}
+
+void two_handles(MPI_T_pvar_session session) {
+  const int index = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_T_pvar_handle a, b;
+  int count;
+  MPI_T_pvar_handle_alloc(session, index, &comm, &a, &count);
+  MPI_T_pvar_handle_alloc(session, index, &comm, &b, &count);
+  std::vector<unsigned long long> va(count), vb(count);
+  MPI_T_pvar_start(session, a);
+  ring_messages(MPI_COMM_WORLD, 2, 1);  // totals: 2
+  MPI_T_pvar_start(session, b);
+  ring_messages(MPI_COMM_WORLD, 3, 1);  // totals: 5
+  MPI_T_pvar_stop(session, a);          // a frozen at 5
+  ring_messages(MPI_COMM_WORLD, 4, 1);  // totals: 9
+  MPI_T_pvar_read(session, a, va.data());
+  MPI_T_pvar_read(session, b, vb.data());
+  check(total(va) == 5, "stopped handle a reads " + std::to_string(total(va)) + " expected 5");
+  check(total(vb) == 9, "live handle b reads " + std::to_string(total(vb)) + " expected 9");
+  MPI_T_pvar_handle_free(session, &a);  // freeing a started/stopped handle changes nothing for b
+  ring_messages(MPI_COMM_WORLD, 1, 1);  // totals: 10
+  MPI_T_pvar_read(session, b, vb.data());
+  check(total(vb) == 10, "after freeing a, b reads " + std::to_string(total(vb)) + " expected 10");
+  MPI_T_pvar_stop(session, b);
+  MPI_T_pvar_handle_free(session, &b);
+}
+
+void freed(MPI_T_pvar_session session) {
+  const int index = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_T_pvar_handle handle;
+  int count;
+  MPI_T_pvar_handle_alloc(session, index, &dup, &handle, &count);
+  MPI_T_pvar_start(session, handle);
+  ring_messages(dup, 1, 2);
+  std::vector<unsigned long long> values(count + 1, 777);
+  check(MPI_T_pvar_read(session, handle, values.data()) == MPI_SUCCESS, "read on live communicator");
+  MPI_Comm_free(&dup);
+  // A new, larger-than-nothing communicator may take the freed one's place.
+  MPI_Comm other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  values.assign(count + 1, 777);
+  const int rc = MPI_T_pvar_read(session, handle, values.data());
+  check(values[count] == 777, "wrote past count after free");
+  check(rc != MPI_SUCCESS, "read after MPI_Comm_free succeeded");
+  std::printf("rank %d: read after free returned %d\n", world_rank, rc);
+  MPI_Comm_free(&other);
+  MPI_T_pvar_handle_free(session, &handle);
+}
+
+void misuse(MPI_T_pvar_session session) {
+  int index;
+  check(MPI_T_pvar_get_index("pml_monitoring_no_such_variable", MPI_T_PVAR_CLASS_SIZE, &index) ==
+            MPI_T_ERR_INVALID_NAME, "unknown name");
+  check(MPI_T_pvar_get_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_COUNTER, &index) ==
+            MPI_T_ERR_INVALID_NAME, "wrong class");
+  index = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  MPI_T_pvar_handle handle;
+  int count;
+  MPI_T_pvar_handle_alloc(session, index, &comm, &handle, &count);
+  std::vector<unsigned long long> values(count, 0);
+  const int write_rc = MPI_T_pvar_write(session, handle, values.data());
+  check(write_rc != MPI_SUCCESS, "write to a read-only variable succeeded");
+  std::printf("rank %d: write to read-only returned %d\n", world_rank, write_rc);
+  check(MPI_T_pvar_handle_alloc(session, index, nullptr, &handle, &count) != MPI_SUCCESS, "NULL object accepted");
+  check(MPI_T_pvar_get_index("pml_monitoring_flush", MPI_T_PVAR_CLASS_GENERIC, &index) == MPI_SUCCESS, "flush exists");
+}
+
+// Three phases: 1, 2 and 3 ring messages, each flushed to phase_<n>.
+void phases(MPI_T_pvar_session session) {
+  const int index = pvar_index("pml_monitoring_flush", MPI_T_PVAR_CLASS_GENERIC);
+  MPI_T_pvar_handle flush;
+  int count;
+  MPI_T_pvar_handle_alloc(session, index, nullptr, &flush, &count);
+  for (int phase = 1; phase <= 3; ++phase) {
+    MPI_T_pvar_start(session, flush);
+    ring_messages(MPI_COMM_WORLD, phase, 3);
+    char prefix[64];
+    std::snprintf(prefix, sizeof prefix, "phase_%d", phase);
+    check(MPI_T_pvar_write(session, flush, prefix) == MPI_SUCCESS, "flush write");
+    check(MPI_T_pvar_stop(session, flush) == MPI_SUCCESS, "flush stop");
+  }
+  MPI_T_pvar_handle_free(session, &flush);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int provided;
+  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_T_pvar_session session;
+  MPI_T_pvar_session_create(&session);
+  if (mode == "snippet") snippet(session);
+  else if (mode == "split") split(session);
+  else if (mode == "intercomm") intercomm(session);
+  else if (mode == "two_handles") two_handles(session);
+  else if (mode == "freed") freed(session);
+  else if (mode == "misuse") misuse(session);
+  else if (mode == "phases") phases(session);
+  else {
+    std::fprintf(stderr, "pvar_patterns: unknown mode '%s'\n", mode.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_T_pvar_session_free(&session);
+  std::printf("rank %d: %s %s%s\n", world_rank, failures.empty() ? "OK" : "FAILED", mode.c_str(), failures.c_str());
+  std::fflush(stdout);
+  MPI_T_finalize();  // before MPI_Finalize: the reverse crashes in Open MPI 4.1
+  MPI_Finalize();
+  return 0;
+}
