@@ -18,6 +18,7 @@ struct Settings {
   int enable_level = 0;  // 0 off, 1 all p2p in one category, >= 2 internal kept apart
   DumpTarget dump_target = DumpTarget::none;
   std::string dump_prefix;  // pml_monitoring_filename
+  std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
   bool split_internal() const { return enable_level >= 2; }
 };
 
@@ -41,7 +42,11 @@ class Runtime {
   bool started() const { return started_; }
   int world_rank() const { return world_rank_; }
 
-  // The end-of-job dump (runs at the start of MPI_Finalize).
+  // Runs at the end of MPI_Init: duplicates MPI_COMM_WORLD into the private
+  // communicator our end-of-job dump uses (it can never match user messages).
+  void init_bottom();
+  // The end-of-job dump (runs at the start of MPI_Finalize, collectively): one snapshot
+  // feeds the per-rank .prof output and the job file.
   void finalize_dump();
 
  private:
@@ -50,6 +55,9 @@ class Runtime {
   bool started_ = false;
   bool dumped_ = false;
   int world_rank_ = -1;
+  long long start_time_ = 0;
+  void* private_comm_ = nullptr;  // ompi_communicator_t*
+  void write_job_file(const Snapshot& records);
 };
 
 // Writes the .prof text of `records` where `settings` says. Returns an empty string or a

@@ -62,6 +62,7 @@ using mpimon::Runtime;
 char* enable_text = nullptr;
 char* enable_output_text = nullptr;
 char* filename_text = nullptr;
+char* job_file_text = nullptr;
 
 bool interposed = false;
 bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
@@ -107,6 +108,8 @@ int component_register() {
   enable_text = default_zero;
   enable_output_text = default_zero;
   filename_text = nullptr;
+  static char default_job_file[] = "mpimon-job.txt";
+  job_file_text = default_job_file;
   auto* version = &mca_pml_monitoring_component.pmlm_version;
   const auto no_flags = static_cast<mca_base_var_flag_t>(0);
   mca_base_component_var_register(
@@ -125,6 +128,12 @@ int component_register() {
       version, "filename",
       "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof", MCA_BASE_VAR_TYPE_STRING,
       nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
+  mca_base_component_var_register(
+      version, "job_file",
+      "The one machine-readable file of the whole job, written at MPI_Finalize whenever monitoring is on "
+      "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+      &job_file_text);
 
   mpimon::Settings& settings = Runtime::instance().settings;
   std::string warning;
@@ -139,6 +148,7 @@ int component_register() {
   if (!warning.empty()) warn_once_per_job(warning + ": no end-of-job dump");
   settings.dump_target = output >= 3 ? mpimon::DumpTarget::file : static_cast<mpimon::DumpTarget>(output);
   settings.dump_prefix = filename_text ? filename_text : "";
+  settings.job_file = job_file_text ? job_file_text : "";
   if (settings.enable_level > 0 && !running_library_compatible()) settings.enable_level = 0;
 
   // Registered with mca_base_pvar_register (not tied to the component's variable group):

@@ -1,0 +1,188 @@
+#include "job_format.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace mpimon {
+
+std::string iso8601_utc(long long seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string format_job_header(const JobHeader& h) {
+  return "# mpimon job file (one record per non-zero source, destination, category)\n"
+         "format mpimon-job " + std::to_string(kJobFormatVersion) + "\n" +
+         "world_size " + std::to_string(h.world_size) + "\n" +
+         "enable_level " + std::to_string(h.enable_level) + "\n" +
+         "open_mpi " + h.open_mpi_version + "\n" +
+         "start " + h.start_time + "\n" +
+         "end " + h.end_time + "\n" +
+         "records\n";
+}
+
+std::string format_job_records(int32_t source, const Snapshot& records) {
+  std::string out;
+  out.reserve(records.size() * 48);
+  const std::string from = std::to_string(source) + ' ';
+  for (const Record& r : records) {
+    out += from;
+    out += std::to_string(r.peer);
+    out += ' ';
+    out += category_name(r.category);
+    out += ' ';
+    out += std::to_string(r.counters.messages);
+    out += ' ';
+    out += std::to_string(r.counters.bytes);
+    char separator = ' ';
+    for (int b = 0; b < kHistogramBuckets; ++b) {
+      if (r.counters.histogram[b] == 0) continue;
+      out += separator;
+      out += std::to_string(b);
+      out += ':';
+      out += std::to_string(r.counters.histogram[b]);
+      separator = ',';
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+namespace {
+
+struct Cursor {
+  std::string_view line;
+  std::string_view source;
+  size_t line_no;
+
+  [[noreturn]] void fail(const std::string& expected) const {
+    throw FormatError(std::string(source) + ":" + std::to_string(line_no) + ": expected " + expected);
+  }
+  std::string_view word(const char* what) {
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    if (line.empty()) fail(std::string(what) + ", found end of line");
+    const size_t end = std::min(line.find(' '), line.size());
+    std::string_view w = line.substr(0, end);
+    line.remove_prefix(end);
+    return w;
+  }
+  template <typename Int>
+  Int number(std::string_view text, const char* what) const {
+    Int value{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || end != text.data() + text.size() || text.empty())
+      fail(std::string(what) + ", found '" + std::string(text) + "'");
+    return value;
+  }
+  void end() {
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    if (!line.empty()) fail("end of line, found '" + std::string(line) + "'");
+  }
+};
+
+bool category_from_name(std::string_view name, Category& category) {
+  for (int c = 0; c < kCategoryCount; ++c) {
+    if (name == category_name(static_cast<Category>(c))) {
+      category = static_cast<Category>(c);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+JobFile parse_job_file(std::string_view text, std::string_view source) {
+  JobFile file;
+  size_t line_no = 0;
+  bool in_records = false, have_format = false, have_size = false;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    Cursor c{line, source, line_no};
+    if (!in_records) {
+      const std::string_view key = c.word("a header key");
+      if (key == "format") {
+        if (c.word("the format name") != "mpimon-job") c.fail("format 'mpimon-job'");
+        const int version = c.number<int>(c.word("a format version"), "a format version");
+        if (version != kJobFormatVersion)
+          c.fail("format version " + std::to_string(kJobFormatVersion) + ", found " + std::to_string(version));
+        have_format = true;
+      } else if (key == "world_size") {
+        file.header.world_size = c.number<int>(c.word("the world size"), "the world size");
+        if (file.header.world_size <= 0) c.fail("a positive world size");
+        have_size = true;
+      } else if (key == "enable_level") {
+        file.header.enable_level = c.number<int>(c.word("the enable level"), "the enable level");
+      } else if (key == "open_mpi") {
+        file.header.open_mpi_version = c.word("an Open MPI version");
+      } else if (key == "start") {
+        file.header.start_time = c.word("a start time");
+      } else if (key == "end") {
+        file.header.end_time = c.word("an end time");
+      } else if (key == "records") {
+        if (!have_format) c.fail("a 'format mpimon-job 1' line before 'records'");
+        if (!have_size) c.fail("a 'world_size' line before 'records'");
+        in_records = true;
+      } else {
+        c.fail("a header key (format, world_size, enable_level, open_mpi, start, end, records), found '" +
+               std::string(key) + "'");
+      }
+      if (key != "records") c.end();
+      continue;
+    }
+    JobRecord r;
+    r.source = c.number<int32_t>(c.word("a source rank"), "a source rank");
+    r.destination = c.number<int32_t>(c.word("a destination rank"), "a destination rank");
+    if (r.source < 0 || r.source >= file.header.world_size || r.destination < 0 ||
+        r.destination >= file.header.world_size)
+      c.fail("ranks in [0, " + std::to_string(file.header.world_size) + ")");
+    const std::string_view category = c.word("a category");
+    if (!category_from_name(category, r.category))
+      c.fail("a category (external, internal, coll, osc_sent, osc_recv), found '" + std::string(category) + "'");
+    r.counters.messages = c.number<uint64_t>(c.word("a message count"), "a message count");
+    r.counters.bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
+    std::string_view histogram = c.word("a histogram (<bucket>:<count>,...)");
+    uint64_t total = 0;
+    while (!histogram.empty()) {
+      const size_t comma = std::min(histogram.find(','), histogram.size());
+      const std::string_view item = histogram.substr(0, comma);
+      histogram.remove_prefix(comma == histogram.size() ? comma : comma + 1);
+      const size_t colon = item.find(':');
+      if (colon == std::string_view::npos) c.fail("<bucket>:<count>, found '" + std::string(item) + "'");
+      const int bucket = c.number<int>(item.substr(0, colon), "a histogram bucket");
+      if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
+      const uint64_t count = c.number<uint64_t>(item.substr(colon + 1), "a histogram count");
+      r.counters.histogram[bucket] += count;
+      total += count;
+    }
+    if (total != r.counters.messages)
+      c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found " +
+             std::to_string(total));
+    c.end();
+    file.records.push_back(r);
+  }
+  if (!in_records) throw FormatError(std::string(source) + ": expected a 'records' line, found end of file");
+  return file;
+}
+
+JobFile read_job_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_job_file(text.str(), path);
+}
+
+}  // namespace mpimon
