@@ -29,8 +29,18 @@ fs::path new_folder() {
 }  // namespace
 
 JobResult run_job(int ranks, const std::vector<std::string>& arguments, Components components) {
+  return run_job_in(new_folder(), ranks, arguments, components);
+}
+
+std::vector<std::string> concat_arguments(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
+                     Components components) {
   JobResult result;
-  result.folder = new_folder();
+  result.folder = folder;
   // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
   // monitoring components are found.
   const std::string component_path =

@@ -23,6 +23,10 @@ enum class Components { ours, distro };
 // environment root needs on these machines and, for Components::ours, our plugin folder
 // first in the component path.
 JobResult run_job(int ranks, const std::vector<std::string>& arguments, Components components = Components::ours);
+// The same in an existing folder.
+JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments,
+                     Components components = Components::ours);
+std::vector<std::string> concat_arguments(std::vector<std::string> a, const std::vector<std::string>& b);
 
 // Arguments that switch on monitoring with per-rank dump files <folder>/prof.<rank>.prof.
 std::vector<std::string> monitoring_arguments(int level = 2);

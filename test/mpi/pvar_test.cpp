@@ -1,0 +1,159 @@
+// Performance variables, flush phases and the job file, end to end (issue: live data).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "job_format.h"
+#include "mpi_job.h"
+
+namespace fs = std::filesystem;
+using namespace mpimon;
+using namespace mpimon::test;
+
+namespace {
+
+const std::string kPvars = MPIMON_PVAR_PATTERNS;
+const std::string kExample = MPIMON_EXAMPLE;
+
+// Every rank printed "rank <r>: OK <mode>".
+void expect_all_ok(const JobResult& job, int ranks, const std::string& mode) {
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  for (int r = 0; r < ranks; ++r)
+    EXPECT_NE(job.output.find("rank " + std::to_string(r) + ": OK " + mode), std::string::npos) << job.output;
+}
+
+JobResult run_pvars(int ranks, const std::string& mode) {
+  return run_job(ranks, {"--mca", "pml_monitoring_enable", "2", kPvars, mode});
+}
+
+// (source, destination, category) -> (messages, bytes) from the .prof files of a job.
+std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> prof_records(const fs::path& folder,
+                                                                                    const std::string& prefix,
+                                                                                    int ranks) {
+  std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> out;
+  for (const ProfLine& l : read_lines(folder, ranks, prefix)) {
+    const Category c = l.kind == 'E' ? Category::external : l.kind == 'I' ? Category::internal
+                       : l.kind == 'S' ? Category::osc_sent : l.kind == 'R' ? Category::osc_recv : Category::coll;
+    auto& v = out[{l.me, l.peer, c}];
+    v.first += l.messages;
+    v.second += l.bytes;
+  }
+  return out;
+}
+
+std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> job_records(const JobFile& file) {
+  std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> out;
+  for (const JobRecord& r : file.records) out[{r.source, r.destination, r.category}] = {r.counters.messages, r.counters.bytes};
+  return out;
+}
+
+}  // namespace
+
+TEST(Pvars, MonitoringPaperSnippetWorksUnchanged4Ranks) { expect_all_ok(run_pvars(4, "snippet"), 4, "snippet"); }
+
+TEST(Pvars, WorldAndSplitCommunicatorWithReversedKeys6Ranks) { expect_all_ok(run_pvars(6, "split"), 6, "split"); }
+
+TEST(Pvars, IntercommunicatorValuesFollowTheRemoteGroup6Ranks) {
+  expect_all_ok(run_pvars(6, "intercomm"), 6, "intercomm");
+}
+
+TEST(Pvars, TwoHandlesStartAndStopIndependently4Ranks) {
+  expect_all_ok(run_pvars(4, "two_handles"), 4, "two_handles");
+}
+
+TEST(Pvars, HandleOnAFreedCommunicatorReturnsAnErrorAndWritesNothing4Ranks) {
+  const JobResult job = run_pvars(4, "freed");
+  expect_all_ok(job, 4, "freed");
+  EXPECT_NE(job.output.find("read after free returned 72"), std::string::npos) << job.output;  // MPI_T_ERR_INVALID
+}
+
+TEST(Pvars, MisuseTheCoreDetectsReturnsItsErrorCode4Ranks) {
+  const JobResult job = run_pvars(4, "misuse");
+  expect_all_ok(job, 4, "misuse");
+  EXPECT_NE(job.output.find("write to read-only returned 72"), std::string::npos) << job.output;
+}
+
+TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
+                                    "3", "--mca", "pml_monitoring_filename", "final", kPvars, "phases"});
+  expect_all_ok(job, 4, "phases");
+  auto total = prof_records(job.folder, "phase_1", 4);
+  for (const char* phase : {"phase_2", "phase_3"}) {
+    for (const auto& [key, value] : prof_records(job.folder, phase, 4)) {
+      total[key].first += value.first;
+      total[key].second += value.second;
+    }
+  }
+  EXPECT_EQ(total, prof_records(job.folder, "final", 4));
+  // Phase n holds exactly n ring messages of 8 bytes per rank.
+  for (int phase = 1; phase <= 3; ++phase) {
+    const auto records = prof_records(job.folder, "phase_" + std::to_string(phase), 4);
+    for (int r = 0; r < 4; ++r) {
+      const auto it = records.find({r, (r + 1) % 4, Category::external});
+      ASSERT_NE(it, records.end());
+      EXPECT_EQ(it->second, std::make_pair(uint64_t(phase), uint64_t(8 * phase)));
+    }
+  }
+}
+
+TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
+  const JobResult job = run_job(8, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "prof", "--mca", "coll_tuned_use_dynamic_rules",
+                                    "1", "--mca", "coll_tuned_reduce_algorithm", "4", kExample, "ring", "reduce"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
+  EXPECT_EQ(file.header.world_size, 8);
+  EXPECT_EQ(file.header.enable_level, 2);
+  EXPECT_EQ(file.header.open_mpi_version, "4.1.4");
+  EXPECT_TRUE(std::regex_match(file.header.start_time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_EQ(job_records(file), prof_records(job.folder, "prof", 8));
+  EXPECT_EQ(file.records.size(), 15u);  // 8 ring edges + 7 tree edges: the private dup is not counted
+}
+
+TEST(JobFile, LammpsMeltRecordsEqualTheProfContent4Ranks) {
+  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  const JobResult job = run_job(4, concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca",
+                                                     "pml_monitoring_enable_output", "3", "--mca",
+                                                     "pml_monitoring_filename", "prof"},
+                                                    {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"}));
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
+  EXPECT_GT(file.records.size(), 4u);
+  EXPECT_EQ(job_records(file), prof_records(job.folder, "prof", 4));
+}
+
+TEST(JobFile, ExistingNameIsNeverOverwritten8Ranks) {
+  const std::vector<std::string> arguments = {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
+                                              "job.txt", kExample, "ring"};
+  JobResult job = run_job(8, arguments);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  // Same folder again: a second job must keep the first file and say where it wrote.
+  const std::string first = read_text(job.folder / "job.txt");
+  const std::string command_folder = job.folder.string();
+  JobResult second = run_job_in(command_folder, 8, arguments);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(read_text(job.folder / "job.txt"), first);
+  EXPECT_TRUE(fs::exists(job.folder / "job.txt.1"));
+  EXPECT_NE(second.output.find("mpimon: job.txt exists: job file written to job.txt.1 instead"), std::string::npos)
+      << second.output;
+  EXPECT_EQ(read_job_file((job.folder / "job.txt.1").string()).records.size(), 8u);
+}
+
+TEST(JobFile, UnwritableLocationWarnsExitsZeroAndLeavesNoFile4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
+                                    "missing/job.txt", kExample, "ring"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.output.find("mpimon: job file missing/job.txt not written: cannot create missing/.job.txt.mpimon-tmp."),
+            std::string::npos)
+      << job.output;
+  EXPECT_NE(job.output.find("no such file or directory"), std::string::npos) << job.output;
+  EXPECT_TRUE(fs::is_empty(job.folder));
+}
+
+TEST(JobFile, EmptyNameMeansNoJobFile4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "",
+                                    kExample, "ring"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_TRUE(fs::is_empty(job.folder));
+}
