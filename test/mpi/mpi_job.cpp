@@ -20,16 +20,16 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-fs::path new_folder() {
+}  // namespace
+
+fs::path new_test_folder() {
   std::string pattern = (fs::temp_directory_path() / "mpimon-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return pattern;
 }
 
-}  // namespace
-
 JobResult run_job(int ranks, const std::vector<std::string>& arguments, Components components) {
-  return run_job_in(new_folder(), ranks, arguments, components);
+  return run_job_in(new_test_folder(), ranks, arguments, components);
 }
 
 std::vector<std::string> concat_arguments(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -39,21 +39,25 @@ std::vector<std::string> concat_arguments(std::vector<std::string> a, const std:
 
 JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components) {
-  JobResult result;
-  result.folder = folder;
   // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
   // monitoring components are found.
   const std::string component_path =
       components == Components::ours
           ? "OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
           : "-u OMPI_MCA_mca_base_component_path";
-  std::string command = "cd " + quote(result.folder.string()) + " && env " + component_path +
-                        " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-                        " OMPI_MCA_rmaps_base_oversubscribe=1";
+  std::string command = "env " + component_path;
   command += " " MPIRUN_EXECUTABLE " -np " + std::to_string(ranks);
   for (const std::string& a : arguments) command += " " + quote(a);
-  command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
+  return run_shell(folder, command);
+}
+
+JobResult run_shell(const fs::path& folder, const std::string& command) {
+  JobResult result;
+  result.folder = folder;
+  // What Open MPI needs on these machines: running as root, more ranks than cores.
+  const std::string environment =
+      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1; ";
+  FILE* pipe = ::popen((environment + "cd " + quote(folder.string()) + " && " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::array<char, 4096> buffer;
   size_t n;

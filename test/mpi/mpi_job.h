@@ -26,6 +26,9 @@ JobResult run_job(int ranks, const std::vector<std::string>& arguments, Componen
 // The same in an existing folder.
 JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components = Components::ours);
+// Any shell command in `folder` (stdout and stderr together).
+JobResult run_shell(const std::filesystem::path& folder, const std::string& command);
+std::filesystem::path new_test_folder();
 std::vector<std::string> concat_arguments(std::vector<std::string> a, const std::vector<std::string>& b);
 
 // Arguments that switch on monitoring with per-rank dump files <folder>/prof.<rank>.prof.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "job_format.h"
 #include "mpi_job.h"
 
 namespace fs = std::filesystem;
@@ -211,17 +212,25 @@ TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) 
   EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
 }
 
-TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironment) {
-  const std::string command = "OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR
-                              ":SYS_DEFAULT:USER_DEFAULT " OMPI_INFO " --param pml monitoring --level 9 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  ::pclose(pipe);
-  EXPECT_NE(output.find("(mpimon)"), std::string::npos) << output;
-  EXPECT_NE(output.find("pml_monitoring_enable_output"), std::string::npos) << output;
-  EXPECT_NE(output.find("Component v" MPIMON_VERSION), std::string::npos) << output;
+TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
+  const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " OMPI_INFO " --param pml monitoring --level 9");
+  EXPECT_NE(info.output.find("(mpimon)"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("pml_monitoring_enable_output"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("Component v" MPIMON_VERSION), std::string::npos) << info.output;
+}
+
+TEST(PmlComponent, MpimonRunLauncherPutsOurComponentsFirst4Ranks) {
+  // Without the launcher Open MPI finds Debian's component (which writes no job file).
+  const JobResult job = run_shell(new_test_folder(), "env -u OMPI_MCA_mca_base_component_path " MPIMON_BIN
+                                                     " run -- -np 4 --mca pml_monitoring_enable 2 " +
+                                                         kExample + " ring");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).records.size(), 4u);
+}
+
+TEST(PmlComponent, MpimonRunWithoutPluginsSaysWhere) {
+  const JobResult job = run_shell(new_test_folder(), "MPIMON_PLUGIN_DIR=/nonexistent " MPIMON_BIN " run -- -np 1 true");
+  EXPECT_EQ(job.exit_code, 127);
+  EXPECT_NE(job.output.find("mpimon run: /nonexistent: no mca_pml_monitoring.so there"), std::string::npos)
+      << job.output;
 }

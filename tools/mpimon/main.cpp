@@ -1,7 +1,7 @@
 // mpimon: the user's command.
 //   mpimon run -- <mpirun arguments>     run a job with mpimon's components
 //   mpimon env                            print the environment that `run` sets
-//   mpimon matrix <dumps...>              message matrices from .prof dumps
+//   mpimon matrix <dumps...>              message matrices from a job file or .prof dumps
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -16,7 +16,7 @@ using namespace mpimon::tools;
 namespace {
 
 int run_matrix(const std::vector<std::string>& inputs, const std::string& category_name, const std::string& metric_name) {
-  const TrafficMatrix matrix = read_prof_files(expand_prof_arguments(inputs));
+  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(inputs));
   const Metric metric = metric_name == "bytes" ? Metric::bytes : Metric::messages;
   struct Shown {
     Category category;
@@ -52,10 +52,10 @@ int main(int argc, char** argv) {
 
   auto* env = app.add_subcommand("env", "print the shell export that `mpimon run` sets");
 
-  auto* matrix = app.add_subcommand("matrix", "print message matrices from .prof dumps");
+  auto* matrix = app.add_subcommand("matrix", "print message matrices from a job file or .prof dumps");
   std::vector<std::string> inputs;
   std::string category = "all", metric = "messages";
-  matrix->add_option("dumps", inputs, ".prof files, folders holding them, or a dump prefix (as given to pml_monitoring_filename)")
+  matrix->add_option("dumps", inputs, "a job file, .prof files, folders holding them, or a dump prefix (as given to pml_monitoring_filename)")
       ->required();
   matrix->add_option("--category", category, "external, internal, coll, osc_sent, osc_recv or all")
       ->check(CLI::IsMember({"external", "internal", "coll", "osc_sent", "osc_recv", "all"}));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 namespace mpimon::tools {
@@ -29,6 +30,11 @@ void TrafficMatrix::add_prof(const ProfFile& file) {
   }
 }
 
+void TrafficMatrix::add_job(const JobFile& file) {
+  for (const JobRecord& r : file.records) add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
+  ranks_ = std::max(ranks_, file.header.world_size);
+}
+
 Traffic TrafficMatrix::at(Category category, int32_t source, int32_t destination) const {
   auto it = entries_.find({category, source, destination});
   return it == entries_.end() ? Traffic{} : it->second;
@@ -51,7 +57,7 @@ long rank_of(const fs::path& path) {
 
 }  // namespace
 
-std::vector<std::string> expand_prof_arguments(const std::vector<std::string>& arguments) {
+std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& arguments) {
   std::vector<std::string> files;
   for (const std::string& argument : arguments) {
     const fs::path path(argument);
@@ -82,9 +88,26 @@ std::vector<std::string> expand_prof_arguments(const std::vector<std::string>& a
   return files;
 }
 
-TrafficMatrix read_prof_files(const std::vector<std::string>& paths) {
+namespace {
+
+bool is_job_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return first.rfind("# mpimon job file", 0) == 0;
+}
+
+}  // namespace
+
+TrafficMatrix read_dump_files(const std::vector<std::string>& paths) {
   TrafficMatrix matrix;
-  for (const std::string& path : paths) matrix.add_prof(read_prof_file(path));
+  for (const std::string& path : paths) {
+    if (is_job_file(path)) {
+      matrix.add_job(read_job_file(path));
+    } else {
+      matrix.add_prof(read_prof_file(path));
+    }
+  }
   return matrix;
 }
 

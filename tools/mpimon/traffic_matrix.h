@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "job_format.h"
 #include "prof_format.h"
 
 namespace mpimon::tools {
@@ -22,6 +23,8 @@ class TrafficMatrix {
   void add(Category category, int32_t source, int32_t destination, Traffic traffic);
   // Adds every E/I/S/R/C line of a parsed .prof file.
   void add_prof(const ProfFile& file);
+  // Adds every record of a job file (and takes its world size).
+  void add_job(const JobFile& file);
 
   Traffic at(Category category, int32_t source, int32_t destination) const;
   int32_t ranks() const { return ranks_; }  // highest rank seen + 1
@@ -33,11 +36,12 @@ class TrafficMatrix {
   int32_t ranks_ = 0;
 };
 
-// Expands arguments to .prof files: a file is taken as is, a folder gives its *.prof
+// Expands arguments to dump files: a file is taken as is, a folder gives its *.prof
 // files, anything else is a prefix P giving P.<rank>.prof. Sorted by rank. Throws
 // FormatError when nothing matches.
-std::vector<std::string> expand_prof_arguments(const std::vector<std::string>& arguments);
-TrafficMatrix read_prof_files(const std::vector<std::string>& paths);
+std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& arguments);
+// Reads job files (recognised by their first line) and .prof files into one matrix.
+TrafficMatrix read_dump_files(const std::vector<std::string>& paths);
 
 enum class Metric { messages, bytes };
 // A dense text table (rows: sender, columns: receiver); "." for zero.
