@@ -1,5 +1,6 @@
 #include "runtime.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <cerrno>
@@ -120,6 +121,7 @@ std::string first_free_name(const std::string& name) {
 // collective MPI-IO call at the offset an exscan gives, into a temporary name that rank
 // 0 renames once every rank is done. A failure anywhere leaves no file.
 void Runtime::write_job_file(const Snapshot& records) {
+  const auto started = std::chrono::steady_clock::now();
   auto* comm = static_cast<ompi_communicator_t*>(private_comm_);
   std::string block;
   if (world_rank_ == 0) {
@@ -172,8 +174,15 @@ void Runtime::write_job_file(const Snapshot& records) {
       if (std::rename(temporary.c_str(), name.c_str()) != 0) {
         warn("job file " + name + " not written: cannot rename " + temporary + ": " + std::strerror(errno));
         std::remove(temporary.c_str());
-      } else if (name != settings.job_file) {
-        warn(settings.job_file + " exists: job file written to " + name + " instead");
+      } else {
+        if (name != settings.job_file) warn(settings.job_file + " exists: job file written to " + name + " instead");
+        if (settings.verbose) {
+          const double ms =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+          std::error_code ec;
+          warn("job file " + name + ": " + std::to_string(std::filesystem::file_size(name, ec)) + " bytes from " +
+               std::to_string(ompi_comm_size(comm)) + " ranks, written in " + std::to_string(ms) + " ms");
+        }
       }
     }
   }

@@ -19,6 +19,7 @@ struct Settings {
   DumpTarget dump_target = DumpTarget::none;
   std::string dump_prefix;  // pml_monitoring_filename
   std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
+  bool verbose = false;     // pml_monitoring_verbose: report what the dumps wrote and how long it took
   bool split_internal() const { return enable_level >= 2; }
 };
 

@@ -63,6 +63,7 @@ char* enable_text = nullptr;
 char* enable_output_text = nullptr;
 char* filename_text = nullptr;
 char* job_file_text = nullptr;
+char* verbose_text = nullptr;
 
 bool interposed = false;
 bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
@@ -110,6 +111,7 @@ int component_register() {
   filename_text = nullptr;
   static char default_job_file[] = "mpimon-job.txt";
   job_file_text = default_job_file;
+  verbose_text = default_zero;
   auto* version = &mca_pml_monitoring_component.pmlm_version;
   const auto no_flags = static_cast<mca_base_var_flag_t>(0);
   mca_base_component_var_register(
@@ -134,6 +136,9 @@ int component_register() {
       "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
       &job_file_text);
+  mca_base_component_var_register(
+      version, "verbose", "Report the size and writing time of the end-of-job dumps on stderr (mpimon): 0 or 1",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &verbose_text);
 
   mpimon::Settings& settings = Runtime::instance().settings;
   std::string warning;
@@ -149,6 +154,9 @@ int component_register() {
   settings.dump_target = output >= 3 ? mpimon::DumpTarget::file : static_cast<mpimon::DumpTarget>(output);
   settings.dump_prefix = filename_text ? filename_text : "";
   settings.job_file = job_file_text ? job_file_text : "";
+  warning.clear();
+  settings.verbose = mpimon::checked_level("pml_monitoring_verbose", verbose_text, 0, 0, "0 or 1", warning) > 0;
+  if (!warning.empty()) warn_once_per_job(warning);
   if (settings.enable_level > 0 && !running_library_compatible()) settings.enable_level = 0;
 
   // Registered with mca_base_pvar_register (not tied to the component's variable group):

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Instructions added per MPI_Isend by PML monitoring: no monitoring vs Debian's own
+# pml/monitoring component vs ours, side by side, measured with valgrind's callgrind.
+#
+#   bench/pml_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
+#
+# For each configuration, communicator (MPI_COMM_WORLD, and an MPI_Comm_split
+# communicator with reversed rank order) and message size (0 B, 8 B, 1 KiB), the program
+# mpimon_bench_isend runs on 2 ranks twice, with K1 and K2 sends; world rank 0 runs under
+#   valgrind --tool=callgrind --toggle-collect=PMPI_Isend
+# so only instructions executed inside MPI_Isend are counted (MPI_Isend is a weak alias
+# of PMPI_Isend; a PML wrapper is called from inside it). The cost of one MPI_Isend is
+# (total(K2) - total(K1)) / (K2 - K1): start-up and first-call costs cancel out.
+#
+# Configurations:
+#   none    our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
+#           (our component then does not interpose)
+#   distro  Debian's component: our dir not in the path, pml_monitoring_enable 2
+#   mpimon  ours: <BUILD_DIR>/lib/mpimon first in the path, pml_monitoring_enable 2
+# After each run the callgrind output is checked to contain (or not) the expected
+# monitoring library, so a component that silently failed to load cannot fake a result.
+#
+# It is a benchmark: it prints a table and how it compares with the targets, and exits 0
+# whatever the figures are (non-zero only when it cannot measure).
+#
+# Environment:
+#   MPIMON_BENCH_EXE=<path>  use this mpimon_bench_isend instead of building the CMake
+#                            target (e.g. before bench/ is part of the build)
+#   MPIMON_BENCH_KEEP=1      keep the callgrind files (for callgrind_annotate) and logs
+# OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
+set -euo pipefail
+
+prog=pml_overhead.sh
+die() {
+  echo "$prog: error: $*" >&2
+  exit 1
+}
+note() { echo "$prog: $*" >&2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ $# -gt 1 || ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
+  [[ $# -gt 1 ]] && exit 2
+  exit 0
+fi
+builddir_arg=${1:-$here/../build}
+[[ -d $builddir_arg ]] || die "build directory '$builddir_arg' does not exist (configure and build mpimon first: cmake -S $(dirname "$here") -B <dir> && cmake --build <dir>)"
+builddir=$(cd "$builddir_arg" && pwd)
+plugindir=$builddir/lib/mpimon
+
+K1=1000
+K2=2000
+sizes=(0 8 1024)
+comms=(world split)
+configs=(none distro mpimon)
+target_world=40
+target_split=60
+run_timeout=180 # seconds per mpirun (a run takes ~1-2 s)
+
+# ---------------------------------------------------------------- prerequisites
+for tool in valgrind mpirun.openmpi ompi_info timeout; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    case $tool in
+      valgrind) die "valgrind not found: install it (apt-get install valgrind); the measurement uses callgrind" ;;
+      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian 12's openmpi-bin) is required" ;;
+      *) die "$tool not found" ;;
+    esac
+  fi
+done
+valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind tool does not run ('valgrind --tool=callgrind --version' fails)"
+
+# Comparable runs: nothing from the caller's Open MPI settings.
+unset_vars=$(compgen -e | grep '^OMPI_MCA_' || true)
+if [[ -n $unset_vars ]]; then
+  note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
+  for v in $unset_vars; do unset "$v"; done
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+[[ -f $plugindir/mca_pml_monitoring.so ]] ||
+  die "our PML plugin $plugindir/mca_pml_monitoring.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
+ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
+  die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
+ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
+distro_pml=$(grep -E '^mca:pml:monitoring:' <<<"$ompi_info_out" | head -n1 || true)
+[[ -n $distro_pml ]] ||
+  die "Debian's own pml/monitoring component is not found by ompi_info (it ships with Open MPI's libopenmpi3 package); the 'distro' column needs it"
+
+# ---------------------------------------------------------------- benchmark program
+if [[ -n ${MPIMON_BENCH_EXE:-} ]]; then
+  exe=$MPIMON_BENCH_EXE
+  [[ -x $exe ]] || die "MPIMON_BENCH_EXE=$exe is not an executable"
+else
+  [[ -f $builddir/CMakeCache.txt ]] || die "$builddir is not a CMake build directory (no CMakeCache.txt)"
+  command -v cmake >/dev/null 2>&1 || die "cmake not found"
+  if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_isend 2>&1); then
+    echo "$build_log" | tail -n 20 >&2
+    if grep -qiE "unknown target|no rule to make target|not a known target" <<<"$build_log"; then
+      die "$builddir has no target mpimon_bench_isend: add 'add_subdirectory(bench)' to the top-level CMakeLists.txt and rebuild (or set MPIMON_BENCH_EXE)"
+    fi
+    die "building target mpimon_bench_isend failed (output above)"
+  fi
+  exe=$builddir/bin/mpimon_bench_isend
+  [[ -x $exe ]] || die "target mpimon_bench_isend built, but $exe does not exist"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-pml-overhead.XXXXXX")
+work=$(cd "$work" && pwd -P) # callgrind records resolved object paths
+if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
+  note "keeping callgrind files and logs in $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+
+# Only MPI_COMM_WORLD rank 0 (the sender) runs under callgrind; rank 1 runs natively.
+wrapper=$work/rank0_callgrind.sh
+cat >"$wrapper" <<'EOF'
+#!/bin/sh
+out=$1
+shift
+if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
+  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Isend --callgrind-out-file="$out" "$@"
+fi
+exec "$@"
+EOF
+chmod +x "$wrapper"
+
+# Run a snapshot of our plugin directory (and of the program): a rebuild of the build
+# tree during the ~1 minute of measurement must not mix two versions into one table.
+snapdir=$work/lib-mpimon
+mkdir "$snapdir"
+cp -a "$plugindir"/. "$snapdir"/
+cp -p "$exe" "$work/mpimon_bench_isend"
+for f in "$plugindir"/*.so*; do
+  [[ -f $f ]] || continue
+  cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
+done
+exe=$work/mpimon_bench_isend
+our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+
+# run_one CONFIG COMM SIZE K -> prints callgrind's total instruction count
+run_one() {
+  local config=$1 comm=$2 size=$3 k=$4
+  local tag=$config.$comm.$size.$k
+  local out=$work/callgrind.$tag log=$work/log.$tag
+  local -a envs=(env -u OMPI_MCA_mca_base_component_path)
+  local enable=2
+  case $config in
+    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    distro) ;;
+    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
+  esac
+  rm -f "$out"
+  local rc=0
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+    --mca pml_monitoring_enable "$enable" "$wrapper" "$out" "$exe" "$size" "$k" "$comm") >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -n 20 "$log" >&2
+    [[ $rc -eq 124 ]] && die "run timed out after ${run_timeout} s: $config, $comm, $size B, K=$k"
+    die "run failed (exit status $rc): $config, $comm, $size B, K=$k${MPIMON_BENCH_KEEP:+ (log: $log)}"
+  fi
+  [[ -s $out ]] || { tail -n 20 "$log" >&2; die "no callgrind output for $config, $comm, $size B, K=$k"; }
+  if [[ -s $log ]] && grep -qi "valgrind\|==[0-9]*==" "$log"; then
+    note "valgrind/MPI messages for $config, $comm, $size B, K=$k:"
+    head -n 5 "$log" >&2
+  fi
+
+  # The callgrind file names every object that executed code inside MPI_Isend.
+  local objs ours_seen=0 distro_seen=0
+  objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
+  grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" && ours_seen=1
+  grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_pml_monitoring.so" && distro_seen=1
+  case $config:$ours_seen:$distro_seen in
+    none:0:0 | distro:0:1 | mpimon:1:0) ;;
+    none:*) die "config 'none' ran a monitoring component inside MPI_Isend (pml_monitoring_enable 0 should disable it)" ;;
+    distro:*) die "config 'distro': Debian's pml/monitoring did not run inside MPI_Isend (ours=$ours_seen)" ;;
+    mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_monitoring.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: monitoring'" ;;
+  esac
+
+  local total
+  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] ||
+    die "callgrind counted nothing for $config, $comm, $size B, K=$k (does --toggle-collect=PMPI_Isend match?)"
+  echo "$total"
+}
+
+declare -A per # [config.comm.size] -> instructions per MPI_Isend (decimal)
+total_runs=$((${#configs[@]} * ${#comms[@]} * ${#sizes[@]} * 2))
+n=0
+start=$SECONDS
+for comm in "${comms[@]}"; do
+  for size in "${sizes[@]}"; do
+    for config in "${configs[@]}"; do
+      printf '%s: runs %2d-%2d of %d: %-6s %-5s %4s B, K=%d and %d\n' "$prog" $((n + 1)) $((n + 2)) "$total_runs" \
+        "$config" "$comm" "$size" "$K1" "$K2" >&2
+      n=$((n + 2))
+      t1=$(run_one "$config" "$comm" "$size" "$K1")
+      t2=$(run_one "$config" "$comm" "$size" "$K2")
+      per[$config.$comm.$size]=$(awk -v a="$t1" -v b="$t2" -v k1="$K1" -v k2="$K2" 'BEGIN {printf "%.2f", (b - a) / (k2 - k1)}')
+    done
+  done
+done
+elapsed=$((SECONDS - start))
+
+# ---------------------------------------------------------------- report
+fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
+  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
+  if (sign != "" && v >= 0) r = "+" r; print r }'; }
+size_label() { case $1 in 0) echo "0 B" ;; 1024) echo "1 KiB" ;; *) echo "$1 B" ;; esac; }
+comm_label() { case $1 in world) echo "MPI_COMM_WORLD" ;; split) echo "split (reversed)" ;; esac; }
+
+echo "## Instructions per MPI_Isend, added by PML monitoring"
+echo
+echo "Open MPI ${ompi_version:-?}, ob1 + vader (btl self,vader), 2 ranks; callgrind Ir inside PMPI_Isend"
+echo "of world rank 0, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)); one message in flight at a time."
+echo "none: pml_monitoring_enable 0 | distro: Debian's pml/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
+echo
+echo "| comm | size | none | distro | mpimon | distro added | mpimon added |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+verdicts=()
+for comm in "${comms[@]}"; do
+  for size in "${sizes[@]}"; do
+    v_none=${per[none.$comm.$size]}
+    v_distro=${per[distro.$comm.$size]}
+    v_ours=${per[mpimon.$comm.$size]}
+    add_distro=$(awk -v a="$v_distro" -v b="$v_none" 'BEGIN {printf "%.2f", a - b}')
+    add_ours=$(awk -v a="$v_ours" -v b="$v_none" 'BEGIN {printf "%.2f", a - b}')
+    echo "| $(comm_label "$comm") | $(size_label "$size") | $(fmt "$v_none") | $(fmt "$v_distro") | $(fmt "$v_ours") | $(fmt "$add_distro" +) | $(fmt "$add_ours" +) |"
+    limit=$target_world
+    [[ $comm == split ]] && limit=$target_split
+    verdict=$(awk -v a="$add_ours" -v l="$limit" 'BEGIN {print (a < l + 0.5) ? "PASS" : "MISS"}') # as displayed
+    verdicts+=("- $(comm_label "$comm"), $(size_label "$size"): mpimon $(fmt "$add_ours" +) (limit $limit): $verdict")
+  done
+done
+echo
+echo "target: mpimon adds <= $target_world instructions per small send on MPI_COMM_WORLD, <= $target_split on a split communicator"
+printf '%s\n' "${verdicts[@]}"
+echo
+echo "($total_runs runs in ${elapsed} s)"
+exit 0
