@@ -33,11 +33,19 @@ namespace {
 constexpr unsigned kInitialLog2Capacity = 4;  // 16 slots: a ring or a stencil fits
 }
 
-std::unique_ptr<CounterTable::Table> CounterTable::make_table(unsigned log2_capacity) {
-  auto table = std::make_unique<Table>();
-  table->shift = 32 - log2_capacity;
-  table->mask = (1u << log2_capacity) - 1;
-  table->slots = std::make_unique<Slot[]>(size_t{1} << log2_capacity);
+void CounterTable::TableDeleter::operator()(Table* table) const {
+  const size_t capacity = size_t{table->mask} + 1;
+  for (size_t i = 0; i < capacity; ++i) table->slots()[i].~Slot();
+  table->~Table();
+  ::operator delete(table);
+}
+
+CounterTable::TablePtr CounterTable::make_table(unsigned log2_capacity) {
+  const size_t capacity = size_t{1} << log2_capacity;
+  static_assert(sizeof(Table) % alignof(Slot) == 0, "slots follow the header aligned");
+  void* memory = ::operator new(sizeof(Table) + capacity * sizeof(Slot));
+  TablePtr table(new (memory) Table{static_cast<uint32_t>(capacity - 1), (capacity - 1) * sizeof(Slot)});
+  for (size_t i = 0; i < capacity; ++i) new (&table->slots()[i]) Slot();
   return table;
 }
 
@@ -50,14 +58,15 @@ CounterTable::~CounterTable() = default;
 
 const Counters* CounterTable::find(uint32_t key) const {
   const Table* table = table_.load(std::memory_order_acquire);
-  for (uint32_t i = hash(key, table->shift);; i = (i + 1) & table->mask) {
-    const uint32_t slot_key = table->slots[i].key_plus_one.load(std::memory_order_acquire);
-    if (slot_key == key + 1) return table->slots[i].counters;
+  for (uint32_t i = hash(key, table->mask);; i = (i + 1) & table->mask) {
+    const uint32_t slot_key = table->slots()[i].key.load(std::memory_order_acquire);
+    if (slot_key == key) return table->slots()[i].counters;
     if (slot_key == 0) return nullptr;
   }
 }
 
-Counters& CounterTable::insert(uint32_t key) {
+Counters& CounterTable::find_or_insert_slow(uint32_t key) {
+  if (const Counters* existing = find(key)) return *const_cast<Counters*>(existing);  // not in its home slot
   std::lock_guard lock(insert_mutex_);
   // Another thread may have inserted the key while we waited for the lock.
   if (const Counters* existing = find(key)) return *const_cast<Counters*>(existing);
@@ -72,21 +81,21 @@ Counters& CounterTable::insert(uint32_t key) {
   if (blocks_.size() * 2 > capacity) {
     auto bigger = make_table(static_cast<unsigned>(std::countr_zero(capacity)) + 1);
     for (const auto& [k, block] : blocks_) {
-      uint32_t i = hash(k, bigger->shift);
-      while (bigger->slots[i].key_plus_one.load(std::memory_order_relaxed) != 0)
+      uint32_t i = hash(k, bigger->mask);
+      while (bigger->slots()[i].key.load(std::memory_order_relaxed) != 0)
         i = (i + 1) & bigger->mask;
-      bigger->slots[i].counters = block.get();
-      bigger->slots[i].key_plus_one.store(k + 1, std::memory_order_relaxed);
+      bigger->slots()[i].counters = block.get();
+      bigger->slots()[i].key.store(k, std::memory_order_relaxed);
     }
     tables_.push_back(std::move(bigger));
     table_.store(tables_.back().get(), std::memory_order_release);
     return *counters;
   }
-  uint32_t i = hash(key, table->shift);
-  while (table->slots[i].key_plus_one.load(std::memory_order_relaxed) != 0)
+  uint32_t i = hash(key, table->mask);
+  while (table->slots()[i].key.load(std::memory_order_relaxed) != 0)
     i = (i + 1) & table->mask;
-  table->slots[i].counters = counters;
-  table->slots[i].key_plus_one.store(key + 1, std::memory_order_release);
+  table->slots()[i].counters = counters;
+  table->slots()[i].key.store(key, std::memory_order_release);
   return *counters;
 }
 
@@ -137,8 +146,8 @@ Snapshot Engine::snapshot() const {
   Snapshot out;
   counters_.for_each([&](uint32_t k, const Counters& live) {
     Record r;
-    r.peer = static_cast<int32_t>(k >> 3);
-    r.category = static_cast<Category>(k & 7);
+    r.peer = Engine::peer_of(k);
+    r.category = Engine::category_of(k);
     r.counters = load_counters(live);
     if (r.counters.messages != 0) out.push_back(r);
   });

@@ -20,13 +20,24 @@ struct LocalJob {
   }
 };
 
-// World rank of `rank` in comm's remote group (the group itself for intracommunicators),
-// or -1 if that process belongs to another job (spawned or connected).
-inline int32_t world_rank_of(const ompi_communicator_t* comm, int rank, const LocalJob& job) {
+// Sets `world_rank` to the MPI_COMM_WORLD rank of `rank` in comm's remote group (the
+// group itself for intracommunicators); false if that process belongs to another job
+// (spawned or connected), which has no world rank of ours.
+inline bool find_world_rank(const ompi_communicator_t* comm, int rank, const LocalJob& job, int32_t& world_rank) {
   const uintptr_t p = reinterpret_cast<uintptr_t>(comm->c_remote_group->grp_proc_pointers[rank]);
-  if (p & 1) return static_cast<uint32_t>(p) == job.sentinel_low ? static_cast<int32_t>(p >> 32) : -1;
+  if (p & 1) {
+    world_rank = static_cast<int32_t>(p >> 32);
+    return static_cast<uint32_t>(p) == job.sentinel_low;
+  }
   const opal_process_name_t& name = reinterpret_cast<const ompi_proc_t*>(p)->super.proc_name;
-  return name.jobid == job.jobid ? static_cast<int32_t>(name.vpid) : -1;
+  world_rank = static_cast<int32_t>(name.vpid);
+  return name.jobid == job.jobid;
+}
+
+// The same, as a value: -1 for a process of another job.
+inline int32_t world_rank_of(const ompi_communicator_t* comm, int rank, const LocalJob& job) {
+  int32_t world_rank;
+  return find_world_rank(comm, rank, job, world_rank) ? world_rank : -1;
 }
 
 }  // namespace mpimon

@@ -9,7 +9,7 @@ namespace mpimon::pml {
 
 // Saves the PML module that selection picked (now in mca_pml) and puts our send
 // wrappers in front of it. Every other function keeps pointing at the original.
-void interpose(bool split_internal, bool selected_pml_is_ob1);
+void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded);
 
 // Restores / re-installs the wrappers (our dump traffic must not count itself).
 void set_recording(bool on);

@@ -219,7 +219,7 @@ int component_finalize() {
   }
   keep_component_open();
   Runtime& runtime = Runtime::instance();
-  mpimon::pml::interpose(runtime.settings.split_internal(), std::strcmp(selected, "ob1") == 0);
+  mpimon::pml::interpose(runtime.settings.split_internal(), std::strcmp(selected, "ob1") == 0, threaded);
   std::string error;
   if (!runtime.start(static_cast<int>(ompi_proc_local_proc->super.proc_name.vpid), threaded, error))
     mpimon::warn(error);

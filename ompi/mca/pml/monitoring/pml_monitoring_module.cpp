@@ -14,35 +14,81 @@ namespace {
 
 // Everything the hot path reads, in one hidden object (one RIP-relative base).
 struct State {
-  Engine* engine = nullptr;
+  // The engine's table; in a multi-threaded process an always-empty table instead, so
+  // that every send takes the slow path (atomic increments) without a test of its own.
+  const CounterTable* counters = nullptr;
+  const ompi_communicator_t* world = nullptr;  // MPI_COMM_WORLD
   LocalJob job;
-  uint8_t internal_category = 0;  // Category::internal when split, else external
-  bool ob1 = false;                // requests share mca_pml_base_request_t's layout
+  uint32_t internal_category = 0;  // Category::internal when split, else external
+  bool ob1 = false;               // requests share mca_pml_base_request_t's layout
   mca_pml_base_module_t original{};
+  Engine* engine = nullptr;
   ompi_request_start_fn_t original_request_start = nullptr;
   bool warned_persistent = false;
 };
 State state;
 
-inline void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes) {
-  const Category category = static_cast<Category>(tag < 0 ? state.internal_category : 0);
+// Negative tags are internal traffic (when kept apart); tag >> 31 is all ones for them.
+inline Category category_of(int tag) {
+  return static_cast<Category>(static_cast<uint32_t>(tag >> 31) & state.internal_category);
+}
+
+// Any case (threads, other jobs, a block not in its home slot): through the engine.
+void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes) {
   const int32_t peer = world_rank_of(comm, dst, state.job);
-  if (peer >= 0) [[likely]] {
-    state.engine->record(peer, category, bytes);
+  if (peer >= 0) {
+    state.engine->record(peer, category_of(tag), bytes);
   } else {
-    state.engine->record_other_job(category, bytes);
+    state.engine->record_other_job(category_of(tag), bytes);
   }
 }
 
-int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
-                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+// The fast path, inlined into each wrapper: the slot of a peer of our job whose block
+// sits in its home slot (single-threaded process); else nullptr and the wrapper
+// tail-calls its slow twin.
+inline const CounterTable::Slot* fast_slot(const ompi_communicator_t* comm, int dst, int tag) {
+  int32_t peer = dst;  // on MPI_COMM_WORLD itself the rank is the world rank
+  if (comm != state.world && !find_world_rank(comm, dst, state.job, peer)) [[unlikely]] return nullptr;
+  // Engine::key(peer, category_of(tag)), in 32-bit arithmetic.
+  const uint32_t key = ((static_cast<uint32_t>(peer) + 1) << 3) | (static_cast<uint32_t>(tag >> 31) & state.internal_category);
+  const CounterTable::Slot& slot = state.counters->home_slot(key);
+  // A plain read: only single-threaded processes take this path (multi-threaded ones see
+  // an always-empty table), so no other thread can be publishing this slot.
+  if (*reinterpret_cast<const uint32_t*>(&slot.key) != key) [[unlikely]] return nullptr;
+  return &slot;
+}
+
+inline void add_message(Counters& c, size_t bytes) {
+  ++c.messages;
+  c.bytes += bytes;
+  ++c.histogram[histogram_bucket(bytes)];
+}
+
+[[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   record_send(comm, dst, tag, count * datatype->super.size);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
+int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
+  if (slot == nullptr) [[unlikely]] return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
+  add_message(*slot->counters, count * datatype->super.size);
+  return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+[[gnu::noinline]] int send_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                                mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  record_send(comm, dst, tag, count * datatype->super.size);
+  return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
 int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
-  record_send(comm, dst, tag, count * datatype->super.size);
+  const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
+  if (slot == nullptr) [[unlikely]] return send_slow(buf, count, datatype, dst, tag, mode, comm);
+  add_message(*slot->counters, count * datatype->super.size);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
@@ -120,10 +166,13 @@ void set_recording(bool on) {
   mca_pml.pml_start = on ? monitored_start : state.original.pml_start;
 }
 
-void interpose(bool split_internal, bool selected_pml_is_ob1) {
+void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   state.engine = &Runtime::instance().engine;
+  static const CounterTable always_empty;
+  state.counters = threaded ? &always_empty : &state.engine->counters();
   state.job = LocalJob::of_this_process();
-  state.internal_category = static_cast<uint8_t>(split_internal ? Category::internal : Category::external);
+  state.world = &ompi_mpi_comm_world.comm;
+  state.internal_category = static_cast<uint32_t>(split_internal ? Category::internal : Category::external);
   state.ob1 = selected_pml_is_ob1;
   state.original = mca_pml;
   set_recording(true);
