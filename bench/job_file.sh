@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Job file cost: bytes and writing time for an 8-rank run of the bundled example, and the
+# size/time model for 100 000 ranks with 6 peers each. Reports only.
+#   bench/job_file.sh [BUILD_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$(cd "${1:-$here/../build}" && pwd)"
+[ -f "$build/lib/mpimon/mca_pml_monitoring.so" ] || { echo "job_file.sh: no plugin in $build/lib/mpimon (build first)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_mca_base_component_path="$build/lib/mpimon:SYS_DEFAULT:USER_DEFAULT"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+runs=5
+echo "| run | ranks | records | bytes | write time (ms, rank 0: exscan + MPI-IO + rename) |"
+echo "|---|---:|---:|---:|---:|"
+total_ms=0
+for i in $(seq 1 $runs); do
+  out="$(cd "$work" && mpirun.openmpi -np 8 --mca pml_monitoring_enable 2 --mca pml_monitoring_verbose 1 \
+         --mca pml_monitoring_job_file "job$i.txt" "$build/bin/mpimon_example" ring reduce halo 2>&1)"
+  ms="$(sed -n 's/.*written in \([0-9.]*\) ms.*/\1/p' <<<"$out")"
+  [ -n "$ms" ] || { echo "job_file.sh: no timing reported: $out" >&2; exit 1; }
+  bytes="$(stat -c %s "$work/job$i.txt")"
+  records="$(awk 'f{n++} /^records$/{f=1} END{print n+0}' "$work/job$i.txt")"
+  header="$(awk '/^records$/{print NR; exit}' "$work/job$i.txt")"
+  echo "| $i | 8 | $records | $bytes | $ms |"
+  total_ms="$(awk -v a="$total_ms" -v b="$ms" 'BEGIN{print a+b}')"
+done
+record_bytes="$(awk -v b="$bytes" -v r="$records" -v h="$(head -n "$header" "$work/job$runs.txt" | wc -c)" 'BEGIN{printf "%.1f", (b-h)/r}')"
+echo
+echo "mean write time over $runs runs: $(awk -v t="$total_ms" -v n=$runs 'BEGIN{printf "%.1f", t/n}') ms"
+echo "bytes per record (this run): $record_bytes"
+echo
+echo "Model, 100 000 ranks, 6 peers each, external + internal records (12 per rank):"
+awk -v rb="$record_bytes" 'BEGIN{
+  n = 100000; per_rank = 12 * rb; total = n * per_rank
+  printf "- per rank: %.0f bytes written, O(its non-zeros); nothing gathered on any rank\n", per_rank
+  printf "- file: %.1f MB (%.0f records)\n", total / 1e6, n * 12
+  printf "- exscan of one 8-byte integer: O(log2 N) = %d steps\n", log(n)/log(2) + 1
+  printf "- write: one collective MPI-IO call; at 1 GB/s of file-system bandwidth %.0f ms of data\n", total / 1e9 * 1000
+}'
