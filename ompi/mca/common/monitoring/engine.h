@@ -141,7 +141,8 @@ class Engine {
   void set_threaded(bool threaded) noexcept { threaded_ = threaded; }
   bool threaded() const noexcept { return threaded_; }
 
-  // Count one message of `bytes` bytes to world rank `peer` (>= 0).
+  // Count one message of `bytes` bytes to world rank `peer`, 0 <= peer < 2^29 - 1 (the
+  // key encoding; processes of other jobs go to record_other_job).
   void record(int32_t peer, Category category, uint64_t bytes) noexcept {
     Counters& c = counters_.find_or_insert(key(peer, category));
     const unsigned bucket = histogram_bucket(bytes);
@@ -155,7 +156,7 @@ class Engine {
       ++c.histogram[bucket];
     }
   }
-  // Adapters' hot paths look up the block themselves (see CounterTable::find_first_probe)
+X
   // and fall back to record() when it is not in its home slot.
   CounterTable& counters() noexcept { return counters_; }
 
