@@ -156,8 +156,8 @@ class Engine {
       ++c.histogram[bucket];
     }
   }
-X
-  // and fall back to record() when it is not in its home slot.
+  // Adapters' hot paths look up the block themselves (CounterTable::home_slot) and fall
+  // back to record() when it is not in its home slot.
   CounterTable& counters() noexcept { return counters_; }
 
   // Traffic to processes of another job (MPI_Comm_spawn, connect/accept): they have no
