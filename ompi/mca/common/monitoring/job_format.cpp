@@ -1,11 +1,8 @@
 #include "job_format.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 
 namespace mpimon {
 
@@ -177,12 +174,6 @@ JobFile parse_job_file(std::string_view text, std::string_view source) {
   return file;
 }
 
-JobFile read_job_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_job_file(text.str(), path);
-}
+JobFile read_job_file(const std::string& path) { return parse_job_file(read_dump_text(path), path); }
 
 }  // namespace mpimon

@@ -164,13 +164,15 @@ ProfFile parse_prof(std::string_view text, std::string_view source) {
   return file;
 }
 
-ProfFile read_prof_file(const std::string& path) {
+std::string read_dump_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FormatError(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw FormatError(path + ": read error");
-  return parse_prof(text.str(), path);
+  return text.str();
 }
+
+ProfFile read_prof_file(const std::string& path) { return parse_prof(read_dump_text(path), path); }
 
 }  // namespace mpimon

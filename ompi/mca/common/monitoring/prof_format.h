@@ -55,4 +55,7 @@ class FormatError : public std::runtime_error {
 ProfFile parse_prof(std::string_view text, std::string_view source_name);
 ProfFile read_prof_file(const std::string& path);  // throws FormatError, incl. I/O errors
 
+// The whole content of a dump file; FormatError "<path>: cannot open: <reason>" if unreadable.
+std::string read_dump_text(const std::string& path);
+
 }  // namespace mpimon
