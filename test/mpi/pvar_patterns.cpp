@@ -237,7 +237,9 @@ void misuse(MPI_T_pvar_session session) {
   MPI_T_pvar_handle handle;
   int count;
   MPI_T_pvar_handle_alloc(session, index, &comm, &handle, &count);
-  std::vector<unsigned long long> values(count, 0);
+  std::vector<unsigned long long> values(count, 99);
+  const int read_rc = MPI_T_pvar_read(session, handle, values.data());
+  std::printf("rank %d: read before start returned %d, value %llu\n", world_rank, read_rc, values[0]);
   const int write_rc = MPI_T_pvar_write(session, handle, values.data());
   check(write_rc != MPI_SUCCESS, "write to a read-only variable succeeded");
   std::printf("rank %d: write to read-only returned %d\n", world_rank, write_rc);
