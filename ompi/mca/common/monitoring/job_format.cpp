@@ -139,6 +139,17 @@ JobFile parse_job_file(std::string_view text, std::string_view source) {
       if (key != "records") c.end();
       continue;
     }
+    if (line[0] >= 'a' && line[0] <= 'z') {
+      JobAnnotation a;
+      a.line = line_no;
+      a.keyword = std::string(c.word("a keyword"));
+      while (!c.line.empty()) {
+        while (!c.line.empty() && c.line.front() == ' ') c.line.remove_prefix(1);
+        if (!c.line.empty()) a.fields.emplace_back(c.word("a field"));
+      }
+      file.annotations.push_back(std::move(a));
+      continue;
+    }
     JobRecord r;
     r.source = c.number<int32_t>(c.word("a source rank"), "a source rank");
     r.destination = c.number<int32_t>(c.word("a destination rank"), "a destination rank");

@@ -14,6 +14,10 @@
 // Categories by name (external, internal, coll, osc_sent, osc_recv); histogram buckets as
 // in the engine (0 = 0 bytes, k = [2^(k-1), 2^k)), non-zero ones only. Records of one
 // source are contiguous (each rank writes its own block); blocks are in rank order.
+//
+// Lines after `records` that start with a lowercase letter are annotations of the COLL
+// and OSC layers: `<keyword> <field> ...` (see docs/formats.md); the reader keeps them
+// split into fields for those layers' tools.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +45,16 @@ struct JobRecord {
   Counters counters;
 };
 
+struct JobAnnotation {
+  std::string keyword;
+  std::vector<std::string> fields;
+  size_t line = 0;
+};
+
 struct JobFile {
   JobHeader header;
   std::vector<JobRecord> records;
+  std::vector<JobAnnotation> annotations;
 };
 
 inline constexpr int kJobFormatVersion = 1;

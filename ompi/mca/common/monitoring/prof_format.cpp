@@ -28,7 +28,7 @@ void append_histogram(std::string& out, const uint64_t* histogram) {
 
 }  // namespace
 
-std::string format_prof(int me, const Snapshot& records, bool split_internal) {
+std::string format_prof(int me, const Snapshot& records, bool split_internal, const ProfExtras& extras) {
   // Per peer: the E and I records and their summed histogram.
   struct PeerPml {
     const Record* external = nullptr;
@@ -65,10 +65,12 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal) {
     if (r.category == Category::osc_sent) { append_line(out, 'S', me, r); out += '\n'; }
     if (r.category == Category::osc_recv) { append_line(out, 'R', me, r); out += '\n'; }
   }
+  out += extras.osc;
   out += "# COLLECTIVES\n";
   for (const Record& r : records) {
     if (r.category == Category::coll) { append_line(out, 'C', me, r); out += '\n'; }
   }
+  out += extras.collectives;
   return out;
 }
 

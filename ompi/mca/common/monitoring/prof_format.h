@@ -26,9 +26,16 @@
 
 namespace mpimon {
 
+// Lines the COLL and OSC layers add to a rank's dump, each block ending in '\n'.
+struct ProfExtras {
+  std::string osc;          // after the S/R lines (mpimon's window synchronisation times)
+  std::string collectives;  // after the C lines: D / O2A / A2O / A2A per communicator
+};
+
 // The whole text of one rank's dump. `split_internal` is false at enable level 1 (then
 // no I line is printed, as in Open MPI).
-std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal);
+std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal,
+                        const ProfExtras& extras = {});
 
 // One parsed E/I/S/R/C line.
 struct ProfLine {

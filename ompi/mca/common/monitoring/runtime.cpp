@@ -34,6 +34,14 @@ void warn(const std::string& message) {
 
 void Runtime::add_layer(RecordingSwitch recording_switch) { layers_.push_back(recording_switch); }
 
+void Runtime::add_dump_provider(DumpProvider provider) { dump_providers_.push_back(provider); }
+
+Runtime::LayerDump Runtime::layer_dumps() const {
+  LayerDump dump;
+  for (DumpProvider provider : dump_providers_) provider(dump);
+  return dump;
+}
+
 void Runtime::set_recording(bool on) {
   for (RecordingSwitch s : layers_) s(on);
 }
@@ -83,8 +91,10 @@ void Runtime::finalize_dump() {
   dumped_ = true;
   set_recording(false);  // nothing below may count itself
   const Snapshot records = engine.snapshot();
-  if (std::string problem = write_prof_dump(settings, world_rank_, records); !problem.empty()) warn(problem);
-  if (private_comm_ != nullptr) write_job_file(records);
+  const LayerDump layers = layer_dumps();
+  if (std::string problem = write_prof_dump(settings, world_rank_, records, layers.prof); !problem.empty())
+    warn(problem);
+  if (private_comm_ != nullptr) write_job_file(records, layers.job_annotations);
   set_recording(true);
 }
 
@@ -120,7 +130,7 @@ std::string first_free_name(const std::string& name) {
 // Each rank writes its own block (O(its non-zeros), nothing gathered anywhere) with one
 // collective MPI-IO call at the offset an exscan gives, into a temporary name that rank
 // 0 renames once every rank is done. A failure anywhere leaves no file.
-void Runtime::write_job_file(const Snapshot& records) {
+void Runtime::write_job_file(const Snapshot& records, const std::string& annotations) {
   const auto started = std::chrono::steady_clock::now();
   auto* comm = static_cast<ompi_communicator_t*>(private_comm_);
   std::string block;
@@ -134,6 +144,7 @@ void Runtime::write_job_file(const Snapshot& records) {
     block = format_job_header(header);
   }
   block += format_job_records(world_rank_, records);
+  block += annotations;
 
   unsigned long long length = block.size(), offset = 0;
   PMPI_Exscan(&length, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
@@ -190,9 +201,10 @@ void Runtime::write_job_file(const Snapshot& records) {
   private_comm_ = nullptr;
 }
 
-std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records) {
+std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records,
+                            const ProfExtras& extras) {
   if (settings.dump_target == DumpTarget::none) return {};
-  const std::string text = format_prof(world_rank, records, settings.split_internal());
+  const std::string text = format_prof(world_rank, records, settings.split_internal(), extras);
   if (settings.dump_target == DumpTarget::standard_output || settings.dump_target == DumpTarget::standard_error) {
     // One write per rank keeps ranks' dumps from interleaving line by line.
     FILE* stream = settings.dump_target == DumpTarget::standard_output ? stdout : stderr;

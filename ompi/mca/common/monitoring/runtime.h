@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "prof_format.h"
 
 namespace mpimon {
 
@@ -34,6 +35,18 @@ class Runtime {
   // while our own dump traffic runs, so it is never counted).
   using RecordingSwitch = void (*)(bool on);
   void add_layer(RecordingSwitch recording_switch);
+
+  // A layer that keeps more than per-peer records (COLL: per-communicator classes; OSC:
+  // window synchronisation times) adds its lines to the end-of-job dumps: .prof extras
+  // and job-file annotation lines (each ending in '\n'), from the same pause.
+  struct LayerDump {
+    ProfExtras prof;
+    std::string job_annotations;
+  };
+  using DumpProvider = void (*)(LayerDump& out);
+  void add_dump_provider(DumpProvider provider);
+  // What all providers add right now (the flush variable's phases use it too).
+  LayerDump layer_dumps() const;
   void set_recording(bool on);
 
   // Called once by the PML adapter after it interposed: remembers our world rank and
@@ -53,17 +66,19 @@ class Runtime {
  private:
   Runtime() = default;
   std::vector<RecordingSwitch> layers_;
+  std::vector<DumpProvider> dump_providers_;
   bool started_ = false;
   bool dumped_ = false;
   int world_rank_ = -1;
   long long start_time_ = 0;
   void* private_comm_ = nullptr;  // ompi_communicator_t*
-  void write_job_file(const Snapshot& records);
+  void write_job_file(const Snapshot& records, const std::string& annotations);
 };
 
 // Writes the .prof text of `records` where `settings` says. Returns an empty string or a
 // one-line warning (what, where, why).
-std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records);
+std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records,
+                            const ProfExtras& extras = {});
 
 // One line on stderr, prefixed "mpimon: ".
 void warn(const std::string& message);
