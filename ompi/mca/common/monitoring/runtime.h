@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "communicator_classes.h"
 #include "engine.h"
 #include "prof_format.h"
 
@@ -30,6 +31,7 @@ class Runtime {
 
   Engine engine;
   Settings settings;
+  CommunicatorRegistry communicators;  // the COLL layer's per-communicator class totals
 
   // A layer that records registers how to switch its recording off and on again (used
   // while our own dump traffic runs, so it is never counted).

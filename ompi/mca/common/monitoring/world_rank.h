@@ -34,6 +34,14 @@ inline bool find_world_rank(const ompi_communicator_t* comm, int rank, const Loc
   return name.jobid == job.jobid;
 }
 
+// World rank of member `rank` of a group, or -1 for a process of another job.
+inline int32_t world_rank_in_group(const ompi_group_t* group, int rank, const LocalJob& job) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(group->grp_proc_pointers[rank]);
+  if (p & 1) return static_cast<uint32_t>(p) == job.sentinel_low ? static_cast<int32_t>(p >> 32) : -1;
+  const opal_process_name_t& name = reinterpret_cast<const ompi_proc_t*>(p)->super.proc_name;
+  return name.jobid == job.jobid ? static_cast<int32_t>(name.vpid) : -1;
+}
+
 // The same, as a value: -1 for a process of another job.
 inline int32_t world_rank_of(const ompi_communicator_t* comm, int rank, const LocalJob& job) {
   int32_t world_rank;

@@ -1,0 +1,133 @@
+// Registration and selection of our COLL component. Active when the PML layer is (it
+// registers pml_monitoring_enable and gates all layers): every communicator then gets
+// our module at priority 100, the highest Open MPI allows, so it is enabled last.
+#include "coll_monitoring.h"
+
+#include <climits>
+#include <cstring>
+
+#include "pvars.h"
+#include "runtime.h"
+
+namespace {
+
+int component_register();
+int init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
+
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) mca_coll_base_component_2_0_0_t mca_coll_monitoring_component = {
+    .collm_version =
+        {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "monitoring",
+            MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH),
+            .mca_open_component = nullptr,
+            .mca_close_component = nullptr,
+            .mca_query_component = nullptr,
+            .mca_register_component_params = component_register,
+            .mca_component_flags = 0,
+            .reserved = {},
+        },
+    .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
+    .collm_init_query = init_query,
+    .collm_comm_query = comm_query,
+};
+}
+
+namespace {
+
+using mpimon::CollectiveClass;
+using mpimon::Runtime;
+
+// coll_monitoring_{o2a,a2o,a2a}_{count,size}: this process's totals for the bound
+// communicator (COUNTER / AGGREGATE, one value; the MPI_T core reports the increase
+// while a handle runs, which works because totals never decrease).
+struct ClassVariable {
+  CollectiveClass klass;
+  bool bytes;
+};
+
+int read_class_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  const auto* variable = static_cast<const ClassVariable*>(pvar->ctx);
+  const mpimon::CommunicatorClasses* classes = mpimon::coll::classes_of(static_cast<ompi_communicator_t*>(obj));
+  const mpimon::ClassTotals totals = classes ? classes->totals(variable->klass) : mpimon::ClassTotals{};
+  *static_cast<unsigned long long*>(value) = variable->bytes ? totals.bytes : totals.count;
+  return OMPI_SUCCESS;
+}
+
+int notify_class_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
+  if (event == MCA_BASE_PVAR_HANDLE_BIND) {
+    if (obj == nullptr) return OMPI_ERR_BAD_PARAM;
+    *count = 1;
+  }
+  return OMPI_SUCCESS;
+}
+
+void register_class_variables() {
+  static const struct {
+    const char* name;
+    const char* description;
+    ClassVariable variable;
+  } table[] = {
+      {"o2a_count", "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
+       {CollectiveClass::one_to_all, false}},
+      {"a2o_count", "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
+       {CollectiveClass::all_to_one, false}},
+      {"a2a_count", "Number of all-to-all collectives this process sent in (mpimon)",
+       {CollectiveClass::all_to_all, false}},
+      {"o2a_size", "Bytes this process sent in one-to-all collectives (mpimon)", {CollectiveClass::one_to_all, true}},
+      {"a2o_size", "Bytes this process sent in all-to-one collectives (mpimon)", {CollectiveClass::all_to_one, true}},
+      {"a2a_size", "Bytes this process sent in all-to-all collectives (mpimon)", {CollectiveClass::all_to_all, true}},
+  };
+  for (const auto& row : table) {
+    mca_base_pvar_register("ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4,
+                           row.variable.bytes ? MCA_BASE_PVAR_CLASS_AGGREGATE : MCA_BASE_PVAR_CLASS_COUNTER,
+                           MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr, MPI_T_BIND_MPI_COMM,
+                           MCA_BASE_PVAR_FLAG_READONLY, read_class_variable, nullptr, notify_class_variable,
+                           const_cast<ClassVariable*>(&row.variable));
+  }
+}
+
+int component_register() {
+  using mpimon::Category;
+  using mpimon::pvars::Metric;
+  mpimon::pvars::register_peer_variable("coll", "messages_count",
+                                        "Number of collective messages sent to each peer of a communicator (mpimon)",
+                                        Category::coll, Metric::messages);
+  mpimon::pvars::register_peer_variable("coll", "messages_size",
+                                        "Bytes of collectives sent to each peer of a communicator (mpimon)",
+                                        Category::coll, Metric::bytes);
+  register_class_variables();
+  return OMPI_SUCCESS;
+}
+
+int init_query(bool, bool) { return OMPI_SUCCESS; }
+
+void dump_communicators(Runtime::LayerDump& out) {
+  Runtime& runtime = Runtime::instance();
+  out.prof.collectives += mpimon::format_prof_communicators(runtime.world_rank(), runtime.communicators);
+  out.job_annotations += mpimon::format_job_communicators(runtime.world_rank(), runtime.communicators);
+}
+
+bool layer_active() {
+  Runtime& runtime = Runtime::instance();
+  if (runtime.settings.enable_level <= 0 || !runtime.started()) return false;
+  static bool started = [&] {
+    mpimon::coll::start();
+    runtime.add_layer(mpimon::coll::set_recording);
+    runtime.add_dump_provider(dump_communicators);
+    return true;
+  }();
+  return started && mpimon::coll::recording_now();  // not on our own private communicator
+}
+
+mca_coll_base_module_t* comm_query(ompi_communicator_t*, int* priority) {
+  if (!layer_active()) return nullptr;
+  *priority = 100;  // the maximum: enabled after every other module
+  return mpimon::coll::new_module();
+}
+
+}  // namespace

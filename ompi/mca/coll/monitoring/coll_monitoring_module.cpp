@@ -1,0 +1,288 @@
+// The COLL module: stacked on top of the modules each communicator selected. Enabled last
+// (priority 100), it saves the function/module pairs the others installed, forwards every
+// call to them and records the call with the rules of coll_accounting.h. One generic
+// wrapper serves every collective; the table below says which rule and class each uses.
+#include "coll_monitoring.h"
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "coll_accounting.h"
+#include "runtime.h"
+
+namespace mpimon::coll {
+
+// Our module. The C base must come first: Open MPI only sees mca_coll_base_module_t.
+struct Module {
+  mca_coll_base_module_t super;
+  ompi_communicator_t* comm;
+  CommunicatorClasses* classes;     // this communicator's per-class totals
+  mca_coll_base_comm_coll_t saved;  // the pairs installed before us
+  mca_coll_base_module_t* retained[kSlotCount];  // previous modules we hold a reference on
+  int retained_count;
+  bool closed;
+};
+
+namespace {
+
+std::atomic<bool> recording{true};
+LocalJob job;
+
+// Communicators with our module, for the class performance variables.
+std::mutex modules_mutex;
+std::map<const ompi_communicator_t*, Module*> modules_by_comm;
+
+void construct_module(Module* m) {
+  m->comm = nullptr;
+  m->classes = nullptr;
+  m->retained_count = 0;
+  m->closed = false;
+}
+
+// Runs when the last slot referencing us is released (communicator freed): the modules
+// we stacked on are released once each reference we took.
+void destruct_module(Module* m) {
+  for (int i = 0; i < m->retained_count; ++i) OBJ_RELEASE(m->retained[i]);
+  m->retained_count = 0;
+}
+
+}  // namespace
+}  // namespace mpimon::coll
+
+// The opal class of our module (C linkage names, hidden).
+using mpimon_coll_module_t = mpimon::coll::Module;
+static OBJ_CLASS_INSTANCE(mpimon_coll_module_t, mca_coll_base_module_t, mpimon::coll::construct_module,
+                          mpimon::coll::destruct_module);
+
+namespace mpimon::coll {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The generic wrapper
+
+template <typename Fn, typename Tuple, size_t... I>
+int call_saved(Fn fn, mca_coll_base_module_t* module, Tuple& args, std::index_sequence<I...>) {
+  return fn(std::get<I>(args)..., module);
+}
+
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, typename Fn>
+struct Wrapper;
+
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, typename... Args>
+struct Wrapper<FnMember, ModuleMember, Rule, Class, int (*)(Args...)> {
+  static int call(Args... args) {
+    constexpr size_t n = sizeof...(Args);
+    auto arguments = std::forward_as_tuple(args...);
+    auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
+    const int rc =
+        call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
+    if (rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed)) return rc;  // errors record nothing
+    Sends sends(Runtime::instance().engine, job, self->comm);
+    Rule::apply(sends, args...);
+    if (sends.messages() > 0) self->classes->add(Class, sends.total());
+    return rc;
+  }
+};
+
+#define MPIMON_RULE(name)                                  \
+  struct name##_rule {                                     \
+    template <typename... A>                               \
+    static void apply(Sends& s, A... a) {                  \
+      Rules::name(s, a...);                                \
+    }                                                      \
+  }
+MPIMON_RULE(same_to_all);
+MPIMON_RULE(allgatherv);
+MPIMON_RULE(allreduce);
+MPIMON_RULE(alltoallv);
+MPIMON_RULE(alltoallw);
+MPIMON_RULE(barrier);
+MPIMON_RULE(bcast);
+MPIMON_RULE(prefix);
+MPIMON_RULE(gather);
+MPIMON_RULE(gatherv);
+MPIMON_RULE(reduce);
+MPIMON_RULE(reduce_scatter);
+MPIMON_RULE(reduce_scatter_block);
+MPIMON_RULE(scatter);
+MPIMON_RULE(scatterv);
+MPIMON_RULE(neighbor_same);
+MPIMON_RULE(neighbor_alltoallv);
+MPIMON_RULE(neighbor_alltoallw);
+#undef MPIMON_RULE
+
+// The table: every counted slot of Open MPI 4.1.4's coll interface, its rule and class.
+// (The persistent *_init slots and reduce_local are left to the modules below: not
+// counted, never touched.)
+#define MPIMON_COLL_SLOTS(X)                                      \
+  X(allgather, same_to_all, all_to_all)                           \
+  X(allgatherv, allgatherv, all_to_all)                           \
+  X(allreduce, allreduce, all_to_all)                             \
+  X(alltoall, same_to_all, all_to_all)                            \
+  X(alltoallv, alltoallv, all_to_all)                             \
+  X(alltoallw, alltoallw, all_to_all)                             \
+  X(barrier, barrier, all_to_all)                                 \
+  X(bcast, bcast, one_to_all)                                     \
+  X(exscan, prefix, all_to_all)                                   \
+  X(gather, gather, all_to_one)                                   \
+  X(gatherv, gatherv, all_to_one)                                 \
+  X(reduce, reduce, all_to_one)                                   \
+  X(reduce_scatter, reduce_scatter, all_to_all)                   \
+  X(reduce_scatter_block, reduce_scatter_block, all_to_all)       \
+  X(scan, prefix, all_to_all)                                     \
+  X(scatter, scatter, one_to_all)                                 \
+  X(scatterv, scatterv, one_to_all)                               \
+  X(iallgather, same_to_all, all_to_all)                          \
+  X(iallgatherv, allgatherv, all_to_all)                          \
+  X(iallreduce, allreduce, all_to_all)                            \
+  X(ialltoall, same_to_all, all_to_all)                           \
+  X(ialltoallv, alltoallv, all_to_all)                            \
+  X(ialltoallw, alltoallw, all_to_all)                            \
+  X(ibarrier, barrier, all_to_all)                                \
+  X(ibcast, bcast, one_to_all)                                    \
+  X(iexscan, prefix, all_to_all)                                  \
+  X(igather, gather, all_to_one)                                  \
+  X(igatherv, gatherv, all_to_one)                                \
+  X(ireduce, reduce, all_to_one)                                  \
+  X(ireduce_scatter, reduce_scatter, all_to_all)                  \
+  X(ireduce_scatter_block, reduce_scatter_block, all_to_all)      \
+  X(iscan, prefix, all_to_all)                                    \
+  X(iscatter, scatter, one_to_all)                                \
+  X(iscatterv, scatterv, one_to_all)                              \
+  X(neighbor_allgather, neighbor_same, all_to_all)                \
+  X(neighbor_allgatherv, neighbor_same, all_to_all)               \
+  X(neighbor_alltoall, neighbor_same, all_to_all)                 \
+  X(neighbor_alltoallv, neighbor_alltoallv, all_to_all)           \
+  X(neighbor_alltoallw, neighbor_alltoallw, all_to_all)           \
+  X(ineighbor_allgather, neighbor_same, all_to_all)               \
+  X(ineighbor_allgatherv, neighbor_same, all_to_all)              \
+  X(ineighbor_alltoall, neighbor_same, all_to_all)                \
+  X(ineighbor_alltoallv, neighbor_alltoallv, all_to_all)          \
+  X(ineighbor_alltoallw, neighbor_alltoallw, all_to_all)
+
+#define MPIMON_COUNT_SLOT(name, rule, klass) +1
+static_assert(0 MPIMON_COLL_SLOTS(MPIMON_COUNT_SLOT) == kSlotCount, "kSlotCount matches the table");
+#undef MPIMON_COUNT_SLOT
+
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class>
+constexpr auto wrapper_for() {
+  using Fn = std::remove_reference_t<decltype(std::declval<mca_coll_base_comm_coll_t>().*FnMember)>;
+  return &Wrapper<FnMember, ModuleMember, Rule, Class, Fn>::call;
+}
+
+void install_wrappers(Module* m) {
+#define MPIMON_INSTALL(name, rule, klass)                                                                         \
+  m->super.coll_##name = wrapper_for<&mca_coll_base_comm_coll_t::coll_##name,                                     \
+                                     &mca_coll_base_comm_coll_t::coll_##name##_module, rule##_rule,              \
+                                     CollectiveClass::klass>();
+  MPIMON_COLL_SLOTS(MPIMON_INSTALL)
+#undef MPIMON_INSTALL
+}
+
+// In enable: stack on what the others installed. A slot nobody provides stays NULL in
+// our module too (Open MPI then leaves it alone).
+void save_previous(Module* m, ompi_communicator_t* comm) {
+  m->saved = *comm->c_coll;
+#define MPIMON_SAVE(name, rule, klass)                                             \
+  if (m->saved.coll_##name == nullptr) {                                           \
+    m->super.coll_##name = nullptr;                                                \
+  } else if (m->saved.coll_##name##_module != nullptr) {                           \
+    /* Open MPI releases the previous owner's reference when it installs us */     \
+    OBJ_RETAIN(m->saved.coll_##name##_module);                                     \
+    m->retained[m->retained_count++] = m->saved.coll_##name##_module;              \
+  }
+  MPIMON_COLL_SLOTS(MPIMON_SAVE)
+#undef MPIMON_SAVE
+}
+
+std::vector<int32_t> members_of(ompi_communicator_t* comm) {
+  std::vector<int32_t> ranks;
+  const ompi_group_t* group = comm->c_local_group;
+  ranks.reserve(group->grp_proc_count);
+  for (int i = 0; i < group->grp_proc_count; ++i) ranks.push_back(world_rank_in_group(group, i, job));
+  return ranks;
+}
+
+int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
+  auto* m = reinterpret_cast<Module*>(base);
+  m->comm = comm;
+  save_previous(m, comm);
+  m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm));
+  std::lock_guard lock(modules_mutex);
+  modules_by_comm[comm] = m;
+  return OMPI_SUCCESS;
+}
+
+// Called once per slot we own when the communicator is freed: close our entry on the
+// first call (the communicator and its name are still valid then).
+int module_disable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
+  auto* m = reinterpret_cast<Module*>(base);
+  if (m->closed) return OMPI_SUCCESS;
+  m->closed = true;
+  {
+    std::lock_guard lock(modules_mutex);
+    auto it = modules_by_comm.find(comm);
+    if (it != modules_by_comm.end() && it->second == m) modules_by_comm.erase(it);
+  }
+  if (m->classes != nullptr) Runtime::instance().communicators.close(m->classes, comm->c_name);
+  m->classes = nullptr;
+  return OMPI_SUCCESS;
+}
+
+}  // namespace
+
+mca_coll_base_module_t* new_module() {
+  Module* m = OBJ_NEW(mpimon_coll_module_t);
+  if (m == nullptr) return nullptr;
+  m->super.coll_module_enable = module_enable;
+  m->super.coll_module_disable = module_disable;
+  install_wrappers(m);
+  return &m->super;
+}
+
+void set_recording(bool on) { recording.store(on, std::memory_order_relaxed); }
+
+bool recording_now() { return recording.load(std::memory_order_relaxed); }
+
+void start() { job = LocalJob::of_this_process(); }
+
+const CommunicatorClasses* classes_of(const ompi_communicator_t* comm) {
+  std::lock_guard lock(modules_mutex);
+  auto it = modules_by_comm.find(comm);
+  return it == modules_by_comm.end() ? nullptr : it->second->classes;
+}
+
+std::vector<int> out_neighbours(ompi_communicator_t* comm) {
+  std::vector<int> out;
+  int status = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &status);
+  if (status == MPI_CART) {
+    int dims = 0;
+    PMPI_Cartdim_get(comm, &dims);
+    for (int d = 0; d < dims; ++d) {
+      int lower = MPI_PROC_NULL, upper = MPI_PROC_NULL;
+      PMPI_Cart_shift(comm, d, 1, &lower, &upper);
+      out.push_back(lower);
+      out.push_back(upper);
+    }
+  } else if (status == MPI_GRAPH) {
+    int count = 0;
+    PMPI_Graph_neighbors_count(comm, comm->c_my_rank, &count);
+    out.resize(count);
+    PMPI_Graph_neighbors(comm, comm->c_my_rank, count, out.data());
+  } else if (status == MPI_DIST_GRAPH) {
+    int in = 0, outdegree = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &outdegree, &weighted);
+    std::vector<int> sources(in), source_weights(in), destination_weights(outdegree);
+    out.resize(outdegree);
+    PMPI_Dist_graph_neighbors(comm, in, sources.data(), weighted ? source_weights.data() : MPI_UNWEIGHTED, outdegree,
+                              out.data(), weighted ? destination_weights.data() : MPI_UNWEIGHTED);
+  }
+  return out;
+}
+
+}  // namespace mpimon::coll

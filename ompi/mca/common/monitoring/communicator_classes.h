@@ -1,0 +1,91 @@
+// Per-communicator totals of the COLL layer, by collective class: one-to-all (bcast,
+// scatter), all-to-one (gather, reduce) and all-to-all (everything else). Pure C++.
+//
+// Entries are created when a communicator gets our COLL module and closed when it is
+// freed. A closed entry with traffic is kept for the end-of-job dump, merged with an
+// earlier closed entry of the same name and members (so 10 000 dup/free cycles keep
+// memory flat); one without traffic is dropped.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mpimon {
+
+enum class CollectiveClass : uint8_t { one_to_all = 0, all_to_one = 1, all_to_all = 2 };
+inline constexpr int kCollectiveClassCount = 3;
+
+struct ClassTotals {
+  uint64_t count = 0;  // collective calls of that class
+  uint64_t bytes = 0;  // bytes this process sent in them
+};
+
+class CommunicatorClasses {
+ public:
+  CommunicatorClasses(std::string name, std::vector<int32_t> world_ranks)
+      : name_(std::move(name)), world_ranks_(std::move(world_ranks)) {}
+
+  void add(CollectiveClass c, uint64_t bytes) noexcept {
+    Totals& t = totals_[static_cast<int>(c)];
+    t.count.fetch_add(1, std::memory_order_relaxed);
+    t.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  ClassTotals totals(CollectiveClass c) const noexcept {
+    const Totals& t = totals_[static_cast<int>(c)];
+    return {t.count.load(std::memory_order_relaxed), t.bytes.load(std::memory_order_relaxed)};
+  }
+  bool has_traffic() const noexcept;
+  const std::string& name() const { return name_; }
+  void rename(std::string name) { name_ = std::move(name); }
+  const std::vector<int32_t>& world_ranks() const { return world_ranks_; }
+
+ private:
+  friend class CommunicatorRegistry;
+  struct Totals {
+    std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> bytes{0};
+  };
+  std::string name_;
+  std::vector<int32_t> world_ranks_;  // the members (local group), in rank order
+  Totals totals_[kCollectiveClassCount];
+  bool open_ = true;
+};
+
+class CommunicatorRegistry {
+ public:
+  // A new entry for a communicator (stable address until close()).
+  CommunicatorClasses* open(std::string name, std::vector<int32_t> world_ranks);
+  // The communicator is freed: keep its totals if it had traffic (merged with an earlier
+  // closed twin), else forget it.
+  void close(CommunicatorClasses* entry, std::string final_name);
+
+  // Every entry (open first as created, then closed ones), for dumps.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    std::lock_guard lock(mutex_);
+    for (const CommunicatorClasses& e : entries_) visit(e);
+  }
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::list<CommunicatorClasses> entries_;  // std::list: addresses stay valid
+};
+
+// The .prof lines of Open MPI's COLL component for every entry:
+//   D <name> procs: <world ranks, comma-separated>
+//   O2A <me> <B> bytes <n> msgs sent   (and A2O, A2A)
+std::string format_prof_communicators(int me, const CommunicatorRegistry& registry);
+
+// Job-file annotations: `collectives <me> <name> <o2a n> <o2a B> <a2o n> <a2o B> <a2a n>
+// <a2a B>` per entry with traffic, and `communicator <name> <world ranks>` written only
+// by the entry's first member (so members are listed once per job, not once per rank).
+// Names are escaped: space -> %20, % -> %25.
+std::string format_job_communicators(int me, const CommunicatorRegistry& registry);
+std::string escape_name(const std::string& name);
+
+}  // namespace mpimon
