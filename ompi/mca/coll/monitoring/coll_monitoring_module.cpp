@@ -32,6 +32,11 @@ namespace {
 std::atomic<bool> recording{true};
 LocalJob job;
 
+// Collectives that modules implement with other collectives (allgatherv as gatherv +
+// bcast, intercommunicator collectives on the local communicator, ...) call back into
+// c_coll: only the outermost call, the one the application made, is recorded.
+thread_local int nesting = 0;
+
 // Communicators with our module, for the class performance variables.
 std::mutex modules_mutex;
 std::map<const ompi_communicator_t*, Module*> modules_by_comm;
@@ -78,9 +83,11 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, int (*)(Args...)> {
     constexpr size_t n = sizeof...(Args);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
+    ++nesting;
     const int rc =
         call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
-    if (rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed)) return rc;  // errors record nothing
+    if (--nesting != 0 || rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed))
+      return rc;  // nested, or an error: record nothing
     Sends sends(Runtime::instance().engine, job, self->comm);
     Rule::apply(sends, args...);
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
