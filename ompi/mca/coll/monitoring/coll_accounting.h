@@ -44,19 +44,46 @@ class Sends {
   // `bytes` to rank `peer` of the communicator's remote group (the group itself for an
   // intracommunicator).
   void to(int peer, uint64_t bytes) {
-    const int32_t world = world_rank_of(comm_, peer, job_);
-    if (world >= 0) {
-      engine_.record(world, Category::coll, bytes);
-    } else {
+    int32_t world = peer;  // on MPI_COMM_WORLD the rank is the world rank
+    if (comm_ != &ompi_mpi_comm_world.comm && !find_world_rank(comm_, peer, job_, world)) {
       engine_.record_other_job(Category::coll, bytes);
+    } else {
+      engine_.record(world, Category::coll, bytes);
     }
     total_ += bytes;
     ++messages_;
   }
-  void to_every_other(uint64_t bytes) {
+  // The common all-to-all case, one histogram bucket for all.
+  [[gnu::always_inline]] void to_every_other(uint64_t bytes) {
     const int n = remote_size(), me = inter() ? -1 : comm_->c_my_rank;
-    for (int i = 0; i < n; ++i)
-      if (i != me) to(i, bytes);
+    const unsigned bucket = histogram_bucket(bytes);
+    if (comm_ == &ompi_mpi_comm_world.comm && !engine_.threaded()) {
+      // Peers are world ranks 0..n-1: walk their keys directly, each usually in its home
+      // slot (no other thread can insert meanwhile).
+      CounterTable& table = engine_.counters();
+      for (int i = 0; i < n; ++i) {
+        if (i == me) continue;
+        const uint32_t key = Engine::key(i, Category::coll);
+        const CounterTable::Slot& slot = table.home_slot(key);
+        Counters& c = slot.key.load(std::memory_order_relaxed) == key ? *slot.counters : table.find_or_insert_slow(key);
+        ++c.messages;
+        c.bytes += bytes;
+        ++c.histogram[bucket];
+      }
+    } else {
+      for (int i = 0; i < n; ++i) {
+        if (i == me) continue;
+        int32_t peer;
+        if (find_world_rank(comm_, i, job_, peer)) {
+          engine_.record(peer, Category::coll, bytes, bucket);
+        } else {
+          engine_.record_other_job(Category::coll, bytes);
+        }
+      }
+    }
+    const uint64_t sent = static_cast<uint64_t>(me < 0 ? n : n - 1);
+    total_ += sent * bytes;
+    messages_ += sent;
   }
 
   bool inter() const { return OMPI_COMM_IS_INTER(comm_); }

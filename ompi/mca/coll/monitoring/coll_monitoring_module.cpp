@@ -35,7 +35,10 @@ LocalJob job;
 // Collectives that modules implement with other collectives (allgatherv as gatherv +
 // bcast, intercommunicator collectives on the local communicator, ...) call back into
 // c_coll: only the outermost call, the one the application made, is recorded.
-thread_local int nesting = 0;
+// initial-exec: a direct %fs access instead of a __tls_get_addr call per collective (one
+// int fits in the static TLS glibc reserves for dlopen'ed libraries).
+thread_local int nesting __attribute__((tls_model("initial-exec"))) = 0;
+Engine* engine = nullptr;
 
 // Communicators with our module, for the class performance variables.
 std::mutex modules_mutex;
@@ -88,7 +91,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, int (*)(Args...)> {
         call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
     if (--nesting != 0 || rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed))
       return rc;  // nested, or an error: record nothing
-    Sends sends(Runtime::instance().engine, job, self->comm);
+    Sends sends(*engine, job, self->comm);
     Rule::apply(sends, args...);
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
     return rc;
@@ -255,7 +258,10 @@ void set_recording(bool on) { recording.store(on, std::memory_order_relaxed); }
 
 bool recording_now() { return recording.load(std::memory_order_relaxed); }
 
-void start() { job = LocalJob::of_this_process(); }
+void start() {
+  job = LocalJob::of_this_process();
+  engine = &Runtime::instance().engine;
+}
 
 const CommunicatorClasses* classes_of(const ompi_communicator_t* comm) {
   std::lock_guard lock(modules_mutex);

@@ -30,7 +30,7 @@ Counters load_counters(const Counters& live) noexcept {
 // CounterTable
 
 namespace {
-constexpr unsigned kInitialLog2Capacity = 4;  // 16 slots: a ring or a stencil fits
+constexpr unsigned kInitialLog2Capacity = 5;  // 32 slots: a ring or a stencil fits
 }
 
 void CounterTable::TableDeleter::operator()(Table* table) const {
@@ -74,11 +74,12 @@ Counters& CounterTable::find_or_insert_slow(uint32_t key) {
   blocks_.emplace_back(key, std::make_unique<Counters>());
   Counters* counters = blocks_.back().second.get();
 
-  // Keep the load factor at most 1/2 so probes stay short; grow by publishing a new
-  // table. Readers still walking the old one finish there safely (it is kept).
+  // Keep the load factor at most 1/4 so that almost every key sits in its home slot (the
+  // hot paths look there only); grow by publishing a new table. Readers still walking the
+  // old one finish there safely (it is kept).
   Table* table = tables_.back().get();
   const size_t capacity = size_t{table->mask} + 1;
-  if (blocks_.size() * 2 > capacity) {
+  if (blocks_.size() * 4 > capacity) {
     auto bigger = make_table(static_cast<unsigned>(std::countr_zero(capacity)) + 1);
     for (const auto& [k, block] : blocks_) {
       uint32_t i = hash(k, bigger->mask);

@@ -83,7 +83,7 @@ class CounterTable {
     return find_or_insert_slow(key);
   }
   // Where `key` sits when there was no collision (the common case: the load factor is at
-  // most 1/2). If its key differs, find_or_insert_slow finds or creates the block.
+  // most 1/4). If its key differs, find_or_insert_slow finds or creates the block.
   const Slot& home_slot(uint32_t key) const {
     const Table* table = table_.load(std::memory_order_acquire);
     return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(table->slots()) +
@@ -144,8 +144,11 @@ class Engine {
   // Count one message of `bytes` bytes to world rank `peer`, 0 <= peer < 2^29 - 1 (the
   // key encoding; processes of other jobs go to record_other_job).
   void record(int32_t peer, Category category, uint64_t bytes) noexcept {
+    record(peer, category, bytes, histogram_bucket(bytes));
+  }
+  // The same with the size's histogram bucket already known (loops over many peers).
+  void record(int32_t peer, Category category, uint64_t bytes, unsigned bucket) noexcept {
     Counters& c = counters_.find_or_insert(key(peer, category));
-    const unsigned bucket = histogram_bucket(bytes);
     if (threaded_) {
       std::atomic_ref(c.messages).fetch_add(1, std::memory_order_relaxed);
       std::atomic_ref(c.bytes).fetch_add(bytes, std::memory_order_relaxed);
