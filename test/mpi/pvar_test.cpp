@@ -110,7 +110,9 @@ TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
   EXPECT_EQ(file.header.open_mpi_version, "4.1.4");
   EXPECT_TRUE(std::regex_match(file.header.start_time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
   EXPECT_EQ(job_records(file), prof_records(job.folder, "prof", 8));
-  EXPECT_EQ(file.records.size(), 15u);  // 8 ring edges + 7 tree edges: the private dup is not counted
+  // 8 ring edges + 7 tree edges (PML) + 7 reduce contributions to the root (COLL): the
+  // private communicator's duplication is not counted.
+  EXPECT_EQ(file.records.size(), 22u);
 }
 
 TEST(JobFile, LammpsMeltRecordsEqualTheProfContent4Ranks) {
