@@ -14,36 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "scenario.h"
+
 namespace {
 
-int rank, size;
-std::string failures;
+using scenario::check;
+using scenario::rank;
+using scenario::size;
 MPI_T_pvar_session session;
 
-void check(bool ok, const std::string& what) {
-  if (!ok) failures += " [" + what + "]";
-}
-
-int index_of(const char* name, int klass) {
-  int index = -1;
-  if (MPI_T_pvar_get_index(name, klass, &index) != MPI_SUCCESS) {
-    std::fprintf(stderr, "rank %d: no performance variable %s\n", rank, name);
-    MPI_Abort(MPI_COMM_WORLD, 4);
-  }
-  return index;
-}
+int index_of(const char* name, int klass) { return scenario::pvar_index(name, klass); }
 
 std::vector<unsigned long long> read_peers(const char* name) {
-  MPI_Comm world = MPI_COMM_WORLD;
-  MPI_T_pvar_handle handle;
-  int count;
-  MPI_T_pvar_handle_alloc(session, index_of(name, MPI_T_PVAR_CLASS_SIZE), &world, &handle, &count);
-  std::vector<unsigned long long> values(count);
-  MPI_T_pvar_start(session, handle);
-  MPI_T_pvar_read(session, handle, values.data());
-  MPI_T_pvar_stop(session, handle);
-  MPI_T_pvar_handle_free(session, &handle);
-  return values;
+  return scenario::read_size_variable(session, name, MPI_COMM_WORLD);
 }
 
 const char* const kClassNames[3] = {"o2a", "a2o", "a2a"};
@@ -507,9 +490,5 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_T_pvar_session_free(&session);
-  std::printf("rank %d: %s %s%s\n", rank, failures.empty() ? "OK" : "FAILED", mode.c_str(), failures.c_str());
-  std::fflush(stdout);
-  MPI_T_finalize();
-  MPI_Finalize();
-  return 0;
+  return scenario::report_and_finalize(mode);
 }

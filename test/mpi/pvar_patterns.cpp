@@ -11,14 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "scenario.h"
+
 namespace {
 
-int world_rank, world_size;
-std::string failures;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) failures += " [" + what + "]";
-}
+int& world_rank = scenario::rank;
+int& world_size = scenario::size;
+using scenario::check;
 
 void ring_messages(MPI_Comm comm, int count, int tag) {
   int rank, size;
@@ -30,15 +29,7 @@ void ring_messages(MPI_Comm comm, int count, int tag) {
                  MPI_STATUS_IGNORE);
 }
 
-int pvar_index(const char* name, int pvar_class) {
-  int index = -1;
-  const int rc = MPI_T_pvar_get_index(name, pvar_class, &index);
-  if (rc != MPI_SUCCESS) {
-    std::fprintf(stderr, "rank %d: MPI_T_pvar_get_index(%s) = %d\n", world_rank, name, rc);
-    MPI_Abort(MPI_COMM_WORLD, 4);
-  }
-  return index;
-}
+int pvar_index(const char* name, int pvar_class) { return scenario::pvar_index(name, pvar_class); }
 
 // The monitoring paper's Fig. 1, with &comm for handle_alloc as the standard wants.
 void snippet(MPI_T_pvar_session session) {
@@ -90,15 +81,7 @@ void all_to_all_pattern() {
 }
 
 std::vector<unsigned long long> read_all(MPI_T_pvar_session session, MPI_Comm comm, const char* name) {
-  MPI_T_pvar_handle handle;
-  int count = -1;
-  MPI_T_pvar_handle_alloc(session, pvar_index(name, MPI_T_PVAR_CLASS_SIZE), &comm, &handle, &count);
-  std::vector<unsigned long long> values(count);
-  MPI_T_pvar_start(session, handle);
-  MPI_T_pvar_read(session, handle, values.data());
-  MPI_T_pvar_stop(session, handle);
-  MPI_T_pvar_handle_free(session, &handle);
-  return values;
+  return scenario::read_size_variable(session, name, comm);
 }
 
 // Reads both SIZE variables on `comm`; value i minus baseline[name][i] must be what the
@@ -287,9 +270,5 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_T_pvar_session_free(&session);
-  std::printf("rank %d: %s %s%s\n", world_rank, failures.empty() ? "OK" : "FAILED", mode.c_str(), failures.c_str());
-  std::fflush(stdout);
-  MPI_T_finalize();  // before MPI_Finalize: the reverse crashes in Open MPI 4.1
-  MPI_Finalize();
-  return 0;
+  return scenario::report_and_finalize(mode);
 }
