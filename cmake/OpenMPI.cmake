@@ -51,5 +51,9 @@ function(mpimon_add_plugin target framework)
     INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
   target_link_options(${target} PRIVATE -Wl,--no-undefined)
   target_link_libraries(${target} PRIVATE mpimon_monitoring mpimon_ompi_internal)
+  target_compile_definitions(${target} PRIVATE
+    MPIMON_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}
+    MPIMON_VERSION_MINOR=${PROJECT_VERSION_MINOR}
+    MPIMON_VERSION_PATCH=${PROJECT_VERSION_PATCH})
   install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
 endfunction()

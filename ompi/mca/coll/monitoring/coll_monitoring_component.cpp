@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include "component_version.h"
 #include "pvars.h"
 #include "runtime.h"
 
@@ -19,18 +20,7 @@ mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 
 extern "C" {
 __attribute__((visibility("default"))) mca_coll_base_component_2_0_0_t mca_coll_monitoring_component = {
-    .collm_version =
-        {
-            MCA_COLL_BASE_VERSION_2_0_0,
-            .mca_component_name = "monitoring",
-            MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH),
-            .mca_open_component = nullptr,
-            .mca_close_component = nullptr,
-            .mca_query_component = nullptr,
-            .mca_register_component_params = component_register,
-            .mca_component_flags = 0,
-            .reserved = {},
-        },
+    .collm_version = MPIMON_COMPONENT_VERSION(MCA_COLL_BASE_VERSION_2_0_0, nullptr, nullptr, component_register),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,

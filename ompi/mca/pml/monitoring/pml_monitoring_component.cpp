@@ -20,6 +20,7 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "component_version.h"
 #include "mca_values.h"
 #include "pvars.h"
 #include "runtime.h"
@@ -36,18 +37,8 @@ int component_finalize();
 
 extern "C" {
 __attribute__((visibility("default"))) mca_pml_base_component_2_0_0_t mca_pml_monitoring_component = {
-    .pmlm_version =
-        {
-            MCA_PML_BASE_VERSION_2_0_0,
-            .mca_component_name = "monitoring",
-            MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH),
-            .mca_open_component = component_open,
-            .mca_close_component = component_close,
-            .mca_query_component = nullptr,
-            .mca_register_component_params = component_register,
-            .mca_component_flags = 0,
-            .reserved = {},
-        },
+    .pmlm_version = MPIMON_COMPONENT_VERSION(MCA_PML_BASE_VERSION_2_0_0, component_open, component_close,
+                                             component_register),
     .pmlm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .pmlm_init = component_init,
     .pmlm_finalize = component_finalize,
