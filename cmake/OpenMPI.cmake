@@ -49,7 +49,13 @@ function(mpimon_add_plugin target framework)
     LIBRARY_OUTPUT_DIRECTORY ${MPIMON_PLUGIN_DIR}
     CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  # Hidden visibility does not cover the standard library's template instantiations
+  # (namespace std has default visibility): a version script keeps the component symbol
+  # the only export.
+  set(exports ${CMAKE_CURRENT_BINARY_DIR}/mca_${framework}_monitoring.map)
+  file(WRITE ${exports} "{ global: mca_${framework}_monitoring_component; local: *; };\n")
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
   target_link_libraries(${target} PRIVATE mpimon_monitoring mpimon_ompi_internal)
   target_compile_definitions(${target} PRIVATE
     MPIMON_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# Instructions per passive-target epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock)
+# with OSC monitoring: no monitoring vs Debian's own osc/monitoring component vs ours
+# (with and without synchronisation timing), side by side, measured with callgrind.
+#
+#   bench/osc_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
+#
+# The program (a small C file written and compiled here with mpicc.openmpi) creates a
+# window on MPI_COMM_WORLD of 2 ranks and world rank 0 runs K epochs
+#   MPI_Win_lock(EXCLUSIVE, 1) ; MPI_Put(8 bytes to rank 1) ; MPI_Win_unlock(1)
+# after one warm-up epoch. Rank 0 runs under
+#   valgrind --tool=callgrind --toggle-collect=PMPI_Win_lock --toggle-collect=PMPI_Put
+#            --toggle-collect=PMPI_Win_unlock
+# so only instructions executed inside those three calls are counted (MPI_Win_lock, ...
+# are weak aliases of the PMPI_ names; an OSC wrapper runs inside them). The cost of one
+# epoch is (total(K2) - total(K1)) / (K2 - K1): start-up and first-call costs cancel.
+# From the same files, callgrind_annotate gives:
+#   - each call's share (inclusive cost of PMPI_Win_lock, PMPI_Put, PMPI_Win_unlock);
+#   - the instructions executed inside the monitoring code itself: the self cost of the
+#     monitoring objects (ours: mca_osc_monitoring.so + libmpimon_monitoring.so; the
+#     distro's: its mca_osc_monitoring.so + libmca_common_monitoring.so; plus libm, where
+#     the distro's PML layer calls log10 — unused by its OSC layer).
+#
+# Configurations (all with --mca btl self,vader; Open MPI picks osc/rdma for this window):
+#   none          our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
+#   distro        Debian's components: our dir not in the path, pml_monitoring_enable 2
+#   mpimon        ours: <BUILD_DIR>/lib/mpimon first in the path, pml_monitoring_enable 2
+#                 (synchronisation calls timed: the default)
+#   mpimon-nosync ours with --mca osc_monitoring_sync_timing 0 (traffic only, like the
+#                 distro's component)
+# After each run the callgrind output is checked to contain (or not) the expected
+# monitoring library, so a component that silently failed to load cannot fake a result.
+#
+# It is a benchmark: it prints a table and how it compares with the target (at most half
+# of the distro's instructions inside monitoring code), and exits 0 whatever the figures
+# are (non-zero only when it cannot measure).
+#
+# Environment:
+#   MPIMON_BENCH_KEEP=1      keep the callgrind files, program and logs
+# OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
+set -euo pipefail
+
+prog=osc_overhead.sh
+die() {
+  echo "$prog: error: $*" >&2
+  exit 1
+}
+note() { echo "$prog: $*" >&2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ $# -gt 1 || ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
+  [[ $# -gt 1 ]] && exit 2
+  exit 0
+fi
+builddir_arg=${1:-$here/../build}
+[[ -d $builddir_arg ]] || die "build directory '$builddir_arg' does not exist (configure and build mpimon first: cmake -S $(dirname "$here") -B <dir> && cmake --build <dir>)"
+builddir=$(cd "$builddir_arg" && pwd)
+plugindir=$builddir/lib/mpimon
+
+K1=1000
+K2=2000
+configs=(none distro mpimon mpimon-nosync)
+run_timeout=300 # seconds per mpirun (a run takes ~2-4 s)
+
+# ---------------------------------------------------------------- prerequisites
+for tool in valgrind callgrind_annotate mpirun.openmpi mpicc.openmpi ompi_info timeout awk; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    case $tool in
+      valgrind | callgrind_annotate) die "$tool not found: install valgrind (apt-get install valgrind); the measurement uses callgrind" ;;
+      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian 12's openmpi-bin) is required" ;;
+      mpicc.openmpi) die "mpicc.openmpi not found: Debian 12's libopenmpi-dev is required to build the benchmark program" ;;
+      *) die "$tool not found" ;;
+    esac
+  fi
+done
+valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind tool does not run ('valgrind --tool=callgrind --version' fails)"
+
+unset_vars=$(compgen -e | grep '^OMPI_MCA_' || true)
+if [[ -n $unset_vars ]]; then
+  note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
+  for v in $unset_vars; do unset "$v"; done
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+for f in mca_osc_monitoring.so mca_pml_monitoring.so libmpimon_monitoring.so; do
+  [[ -f $plugindir/$f ]] || die "$plugindir/$f is missing: build mpimon first ('cmake --build $builddir')"
+done
+ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
+  die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
+ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
+grep -qE '^mca:osc:monitoring:' <<<"$ompi_info_out" ||
+  die "Debian's own osc/monitoring component is not found by ompi_info (it ships with Open MPI's libopenmpi3 package); the 'distro' row needs it"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-osc-overhead.XXXXXX")
+work=$(cd "$work" && pwd -P) # callgrind records resolved object paths
+if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
+  note "keeping callgrind files, program and logs in $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+
+# ---------------------------------------------------------------- benchmark program
+cat >"$work/osc_epochs.c" <<'EOF'
+/* K passive-target epochs (lock, 8-byte put, unlock) from world rank 0 to rank 1. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  int k = argc > 1 ? atoi(argv[1]) : 1000, rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    fprintf(stderr, "osc_epochs: run on 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  double memory[4] = {0}, value = 1;
+  MPI_Win win;
+  MPI_Win_create(memory, sizeof memory, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  if (rank == 0) { /* warm-up: first-use costs are the same for every K */
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(&value, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(1, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (int i = 0; i < k; ++i) {
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+      MPI_Put(&value, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
+      MPI_Win_unlock(1, win);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1 && memory[0] != 1) {
+    fprintf(stderr, "osc_epochs: the put did not arrive\n");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
+EOF
+mpicc.openmpi -O2 -o "$work/osc_epochs" "$work/osc_epochs.c" 2>"$work/compile.log" ||
+  { cat "$work/compile.log" >&2; die "compiling the benchmark program with mpicc.openmpi failed"; }
+exe=$work/osc_epochs
+
+# Only MPI_COMM_WORLD rank 0 (the origin) runs under callgrind; rank 1 runs natively.
+wrapper=$work/rank0_callgrind.sh
+cat >"$wrapper" <<'EOF'
+#!/bin/sh
+out=$1
+shift
+if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
+  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Win_lock --toggle-collect=PMPI_Put \
+    --toggle-collect=PMPI_Win_unlock --callgrind-out-file="$out" "$@"
+fi
+exec "$@"
+EOF
+chmod +x "$wrapper"
+
+# A snapshot of our plugin directory: a rebuild during the measurement must not mix two
+# versions into one table.
+snapdir=$work/lib-mpimon
+mkdir "$snapdir"
+cp -a "$plugindir"/. "$snapdir"/
+for f in "$plugindir"/*.so*; do
+  [[ -f $f ]] || continue
+  cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
+done
+our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+
+# Sum of callgrind_annotate rows (self or inclusive) whose text matches an awk regex.
+annotate_sum() { # FILE INCLUSIVE(yes|no) REGEX
+  callgrind_annotate --auto=no --inclusive="$2" --threshold=100 "$1" 2>/dev/null |
+    awk -v re="$3" '/^ *[0-9,]+ / && $0 ~ re { n = $1; gsub(",", "", n); s += n } END { printf "%d\n", s }'
+}
+# Self cost of the objects whose path matches an awk regex, read from the raw callgrind
+# file (callgrind_annotate names a function's object only once per function, so its
+# listing cannot be filtered by object): cost lines count for the current "ob=", except
+# the line after "calls=", which is a call's inclusive cost.
+object_self() { # FILE REGEX
+  awk -v re="$2" '
+    # "ob=(id) name" / "cob=(id) name" define a compressed object name; "ob=(id)" reuses it.
+    function object_name(s,    id, rest) {
+      if (!match(s, /^[(][0-9]+[)]/)) return s
+      id = substr(s, RSTART, RLENGTH); rest = substr(s, RLENGTH + 2)
+      if (rest != "") name[id] = rest
+      return name[id]
+    }
+    /^cob=/ { object_name(substr($0, 5)); next }
+    /^ob=/ { current = object_name(substr($0, 4)); next }
+    /^calls=/ { skip = 1; next }
+    /^[0-9+*-]/ {
+      if (skip) { skip = 0; next }
+      if (current ~ re) { split($0, f, " "); total += f[2] }
+    }
+    END { printf "%d\n", total }' "$1"
+}
+our_objects="/lib-mpimon/(mca_osc_monitoring[.]so|libmpimon_monitoring[.]so)\$"
+distro_objects='/(mca_osc_monitoring[.]so|libmca_common_monitoring[.]so[.0-9]*|libm[.]so[.0-9]*)$'
+
+# run_one CONFIG K -> "total lock put unlock monitoring_self"
+run_one() {
+  local config=$1 k=$2
+  local tag=$config.$k
+  local out=$work/callgrind.$tag log=$work/log.$tag
+  local -a envs=(env -u OMPI_MCA_mca_base_component_path)
+  local -a extra=()
+  local enable=2
+  case $config in
+    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    distro) ;;
+    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
+    mpimon-nosync) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_sync_timing 0) ;;
+  esac
+  rm -f "$out"
+  local rc=0
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+    --mca pml_monitoring_enable "$enable" "${extra[@]}" "$wrapper" "$out" "$exe" "$k") >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -n 20 "$log" >&2
+    [[ $rc -eq 124 ]] && die "run timed out after ${run_timeout} s: $config, K=$k"
+    die "run failed (exit status $rc): $config, K=$k${MPIMON_BENCH_KEEP:+ (log: $log)}"
+  fi
+  [[ -s $out ]] || { tail -n 20 "$log" >&2; die "no callgrind output for $config, K=$k"; }
+
+  # The callgrind file names every object that executed code inside the measured calls.
+  local objs ours_seen=0 distro_seen=0
+  objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
+  grep -qxF "$snapdir/mca_osc_monitoring.so" <<<"$objs" && ours_seen=1
+  grep -E '/mca_osc_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_osc_monitoring.so" && distro_seen=1
+  case $config:$ours_seen:$distro_seen in
+    none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-nosync:1:0) ;;
+    none:*) die "config 'none' ran an OSC monitoring component inside the measured calls (pml_monitoring_enable 0 should disable it)" ;;
+    distro:*) die "config 'distro': Debian's osc/monitoring did not run inside the measured calls (ours=$ours_seen)" ;;
+    mpimon*) die "config '$config': our $plugindir/mca_osc_monitoring.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: monitoring'" ;;
+  esac
+
+  local total lock put unlock self=0
+  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] ||
+    die "callgrind counted nothing for $config, K=$k (does --toggle-collect=PMPI_Win_lock match?)"
+  lock=$(annotate_sum "$out" yes ':PMPI_Win_lock ')
+  put=$(annotate_sum "$out" yes ':PMPI_Put ')
+  unlock=$(annotate_sum "$out" yes ':PMPI_Win_unlock ')
+  case $config in
+    distro) self=$(object_self "$out" "$distro_objects") ;;
+    mpimon*) self=$(object_self "$out" "$our_objects") ;;
+  esac
+  echo "$total $lock $put $unlock $self"
+}
+
+declare -A per # [config.field] -> per epoch (decimal)
+fields=(total lock put unlock self)
+total_runs=$((${#configs[@]} * 2))
+n=0
+start=$SECONDS
+for config in "${configs[@]}"; do
+  printf '%s: runs %d-%d of %d: %-13s K=%d and %d\n' "$prog" $((n + 1)) $((n + 2)) "$total_runs" "$config" "$K1" "$K2" >&2
+  n=$((n + 2))
+  read -r -a a <<<"$(run_one "$config" "$K1")"
+  read -r -a b <<<"$(run_one "$config" "$K2")"
+  for i in "${!fields[@]}"; do
+    per[$config.${fields[$i]}]=$(awk -v x="${a[$i]}" -v y="${b[$i]}" -v k1="$K1" -v k2="$K2" 'BEGIN {printf "%.2f", (y - x) / (k2 - k1)}')
+  done
+done
+elapsed=$((SECONDS - start))
+
+# ---------------------------------------------------------------- report
+fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
+  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
+  if (sign != "" && v >= 0) r = "+" r; print r }'; }
+label() {
+  case $1 in
+    none) echo "none" ;;
+    distro) echo "distro" ;;
+    mpimon) echo "mpimon (sync timing on, default)" ;;
+    mpimon-nosync) echo "mpimon, osc_monitoring_sync_timing 0" ;;
+  esac
+}
+
+echo "## Instructions per passive-target epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock)"
+echo
+echo "Open MPI ${ompi_version:-?}, osc/rdma over btl self,vader, 2 ranks; callgrind Ir inside PMPI_Win_lock,"
+echo "PMPI_Put and PMPI_Win_unlock of world rank 0, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)), one epoch at a time."
+echo "none: pml_monitoring_enable 0 | distro: Debian's osc/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
+echo "'inside monitoring code' = self cost of the monitoring objects (distro: mca_osc_monitoring.so +"
+echo "libmca_common_monitoring.so + libm; mpimon: mca_osc_monitoring.so + libmpimon_monitoring.so)"
+echo
+echo "| configuration | epoch | lock | put | unlock | added vs none | inside monitoring code |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for config in "${configs[@]}"; do
+  added=$(awk -v a="${per[$config.total]}" -v b="${per[none.total]}" 'BEGIN {printf "%.2f", a - b}')
+  if [[ $config == none ]]; then added_text="-"; self_text="-"; else added_text=$(fmt "$added" +); self_text=$(fmt "${per[$config.self]}"); fi
+  echo "| $(label "$config") | $(fmt "${per[$config.total]}") | $(fmt "${per[$config.lock]}") | $(fmt "${per[$config.put]}") | $(fmt "${per[$config.unlock]}") | $added_text | $self_text |"
+done
+echo
+distro_self=${per[distro.self]}
+limit=$(awk -v d="$distro_self" 'BEGIN {printf "%.2f", d / 2}')
+echo "target: mpimon executes at most half of the distro's instructions inside monitoring code per epoch (<= $(fmt "$limit"))"
+for config in mpimon mpimon-nosync; do
+  v=${per[$config.self]}
+  verdict=$(awk -v a="$v" -v l="$limit" 'BEGIN {print (a <= l + 0.05) ? "PASS" : "MISS"}')
+  ratio=$(awk -v a="$v" -v d="$distro_self" 'BEGIN {printf "%.2f", (d > 0) ? a / d : 0}')
+  echo "- $(label "$config"): $(fmt "$v") (${ratio} x distro): $verdict"
+done
+echo
+echo "($total_runs runs in ${elapsed} s)"
+exit 0

@@ -1,0 +1,33 @@
+// OSC adapter: one-sided operations -> engine records (osc_sent / osc_recv), and
+// synchronisation calls -> per-window times (window_sync.h).
+#pragma once
+
+#include "ompi_glue.h"
+
+#include <ompi/mca/osc/osc.h>
+#include <ompi/win/win.h>
+
+#include <cstdint>
+#include <string>
+
+#include "world_rank.h"
+
+namespace mpimon::osc {
+
+// Prepares the wrappers (once, when the layer becomes active at MPI_Init). Without
+// `time_sync`, synchronisation calls are not wrapped at all (osc_monitoring_sync_timing 0).
+void start_layer(bool threaded, bool time_sync);
+
+// Puts our wrappers into the module a component has just created for `win`
+// (win->w_osc_module), in place: the module keeps its address. Slots the component left
+// NULL stay NULL. Returns false (window left unmonitored) if out of memory.
+bool wrap_window(ompi_win_t* win);
+
+// The window_sync registry id of a live monitored window; 0 if `win` is not one.
+uint64_t sync_id_of(const ompi_win_t* win);
+
+// The current name of the live window with registry id `id` (MPI_Win_set_name's, else
+// "window <n>"); "" if there is none.
+std::string live_window_name(uint64_t id);
+
+}  // namespace mpimon::osc
