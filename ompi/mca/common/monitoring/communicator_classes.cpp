@@ -1,5 +1,7 @@
 #include "communicator_classes.h"
 
+#include "job_format.h"
+
 namespace mpimon {
 
 bool CommunicatorClasses::has_traffic() const noexcept {
@@ -70,21 +72,11 @@ std::string format_prof_communicators(int me, const CommunicatorRegistry& regist
   return out;
 }
 
-std::string escape_name(const std::string& name) {
-  std::string out;
-  for (char ch : name) {
-    if (ch == ' ') out += "%20";
-    else if (ch == '%') out += "%25";
-    else out += ch;
-  }
-  return out.empty() ? "%" : out;
-}
-
 std::string format_job_communicators(int me, const CommunicatorRegistry& registry) {
   std::string out;
   registry.for_each([&](const CommunicatorClasses& e) {
     if (!e.has_traffic()) return;
-    const std::string name = escape_name(e.name());
+    const std::string name = escape_name(e.name(), true);
     out += "collectives " + std::to_string(me) + " " + name;
     for (int c = 0; c < kCollectiveClassCount; ++c) {
       const ClassTotals t = e.totals(static_cast<CollectiveClass>(c));

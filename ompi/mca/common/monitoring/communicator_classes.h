@@ -84,8 +84,7 @@ std::string format_prof_communicators(int me, const CommunicatorRegistry& regist
 // Job-file annotations: `collectives <me> <name> <o2a n> <o2a B> <a2o n> <a2o B> <a2a n>
 // <a2a B>` per entry with traffic, and `communicator <name> <world ranks>` written only
 // by the entry's first member (so members are listed once per job, not once per rank).
-// Names are escaped: space -> %20, % -> %25.
+// Names are escaped with escape_name (job_format.h): space -> %20, % -> %25.
 std::string format_job_communicators(int me, const CommunicatorRegistry& registry);
-std::string escape_name(const std::string& name);
 
 }  // namespace mpimon

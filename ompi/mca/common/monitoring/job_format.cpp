@@ -1,10 +1,28 @@
 #include "job_format.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
 namespace mpimon {
+
+std::string escape_name(std::string_view name, bool escape_space) {
+  std::string out;
+  out.reserve(name.size());
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u == '%' || u < 0x20 || u == 0x7f || (escape_space && u == ' ')) {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  if (out.empty()) out = "%00";  // never an empty field (MPI names cannot contain NUL)
+  return out;
+}
 
 std::string iso8601_utc(long long seconds) {
   const std::time_t t = static_cast<std::time_t>(seconds);

@@ -66,6 +66,10 @@ std::string format_job_records(int32_t source, const Snapshot& records);
 JobFile parse_job_file(std::string_view text, std::string_view source_name);
 JobFile read_job_file(const std::string& path);  // throws FormatError
 
+// A communicator or window name as one field of a dump line: `%`, control characters
+// and (when `escape_space`) spaces become %XX (upper-case hex); never empty ("%00").
+std::string escape_name(std::string_view name, bool escape_space);
+
 // UTC "YYYY-MM-DDThh:mm:ssZ" of a time_t.
 std::string iso8601_utc(long long seconds_since_epoch);
 

@@ -1,5 +1,7 @@
 #include "window_sync.h"
 
+#include "job_format.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -194,23 +196,6 @@ size_t WindowSyncRegistry::freed_count() const {
 // ---------------------------------------------------------------------------------------
 // Dump lines
 
-std::string escape_window_name(std::string_view name, bool escape_space) {
-  std::string out;
-  out.reserve(name.size());
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u == '%' || u < 0x20 || u == 0x7f || (escape_space && u == ' ')) {
-      char hex[4];
-      std::snprintf(hex, sizeof hex, "%%%02X", u);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  if (out.empty()) out = "%00";  // never an empty field (MPI names cannot contain NUL)
-  return out;
-}
-
 namespace {
 
 std::string seconds_text(double seconds) {
@@ -224,7 +209,7 @@ std::string seconds_text(double seconds) {
 std::string format_sync_prof_lines(int me, const std::vector<WindowSyncEntry>& entries) {
   std::string out;
   for (const WindowSyncEntry& e : entries) {
-    const std::string name = escape_window_name(e.name, false);
+    const std::string name = escape_name(e.name, false);
     for (int k = 0; k < kSyncKindCount; ++k) {
       if (e.calls[k] == 0) continue;
       out += "# SYNC\t" + std::to_string(me) + '\t' + name + '\t' + sync_kind_name(static_cast<SyncKind>(k)) + '\t' +
@@ -237,7 +222,7 @@ std::string format_sync_prof_lines(int me, const std::vector<WindowSyncEntry>& e
 std::string format_sync_job_lines(int me, const std::vector<WindowSyncEntry>& entries) {
   std::string out;
   for (const WindowSyncEntry& e : entries) {
-    const std::string name = escape_window_name(e.name, true);
+    const std::string name = escape_name(e.name, true);
     for (int k = 0; k < kSyncKindCount; ++k) {
       if (e.calls[k] == 0) continue;
       out += "window_sync " + std::to_string(me) + ' ' + name + ' ' + sync_kind_name(static_cast<SyncKind>(k)) + ' ' +

@@ -179,7 +179,6 @@ WindowSyncRegistry& window_sync();
 
 // Dump lines (see docs/formats.md). `name` escaping: percent-encoding (%XX, upper-case
 // hex) of '%', control characters (< 0x20, 0x7f) and, in the job file, the space.
-std::string escape_window_name(std::string_view name, bool escape_space);
 // .prof: "# SYNC\t<me>\t<name>\t<kind>\t<calls> calls\t<seconds> s\n" per kind with calls
 std::string format_sync_prof_lines(int me, const std::vector<WindowSyncEntry>& entries);
 // Job file: "window_sync <me> <name> <kind> <calls> <seconds>\n" per kind with calls
