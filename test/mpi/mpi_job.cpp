@@ -2,6 +2,8 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +101,12 @@ std::string read_text(const fs::path& file) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mode) {
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  for (int r = 0; r < ranks; ++r)
+    EXPECT_NE(job.output.find("rank " + std::to_string(r) + ": OK " + mode), std::string::npos) << job.output;
 }
 
 }  // namespace mpimon::test

@@ -40,4 +40,8 @@ Edges read_edges(const std::filesystem::path& folder, const std::string& kinds, 
 std::vector<ProfLine> read_lines(const std::filesystem::path& folder, int ranks, const std::string& prefix = "prof");
 std::string read_text(const std::filesystem::path& file);
 
+// A self-checking scenario (scenario.h) succeeded: exit 0 and every rank printed
+// "rank <r>: OK <mode>".
+void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mode);
+
 }  // namespace mpimon::test

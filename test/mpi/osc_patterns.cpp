@@ -30,15 +30,14 @@
 #include <string>
 #include <vector>
 
+#include "scenario.h"
+
 namespace {
 
-int world_rank, world_size;
-std::string failures;
+int& world_rank = scenario::rank;
+int& world_size = scenario::size;
+using scenario::check;
 MPI_T_pvar_session session;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) failures += " [" + what + "]";
-}
 
 // ---------------------------------------------------------------------------------------
 // Performance variables
@@ -377,19 +376,6 @@ void sync_calls() {
 // ---------------------------------------------------------------------------------------
 // pvars on MPI_COMM_WORLD and a split communicator
 
-std::vector<int> world_ranks_of(MPI_Comm comm) {
-  MPI_Group group, world;
-  MPI_Comm_group(comm, &group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  int n;
-  MPI_Group_size(group, &n);
-  std::vector<int> ranks(n), out(n);
-  for (int i = 0; i < n; ++i) ranks[i] = i;
-  MPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  return out;
-}
 
 // On a window over `comm`: (w + 1) puts of 8 bytes and one get of 4 bytes to every
 // member whose world rank is w (self included).
@@ -397,7 +383,7 @@ void put_get_pattern(MPI_Comm comm) {
   std::vector<int> memory(16, 0);
   MPI_Win win;
   MPI_Win_create(memory.data(), memory.size() * sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &win);
-  const std::vector<int> world_of = world_ranks_of(comm);
+  const std::vector<int> world_of = scenario::world_ranks_of(comm);
   int data[2] = {1, 2}, got = 0;
   MPI_Win_lock_all(0, win);
   for (size_t i = 0; i < world_of.size(); ++i) {
@@ -410,7 +396,7 @@ void put_get_pattern(MPI_Comm comm) {
 }
 
 void check_comm(MPI_Comm comm, const Totals& before, int times, const std::string& label) {
-  const std::vector<int> world_of = world_ranks_of(comm);
+  const std::vector<int> world_of = scenario::world_ranks_of(comm);
   Totals expected(4, std::vector<unsigned long long>(world_of.size()));
   for (size_t i = 0; i < world_of.size(); ++i) {
     const unsigned long long w = world_of[i];
@@ -425,7 +411,7 @@ void check_comm(MPI_Comm comm, const Totals& before, int times, const std::strin
 void pvars() {
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);  // reversed order
-  const std::vector<int> order = world_ranks_of(half);
+  const std::vector<int> order = scenario::world_ranks_of(half);
   check(order.size() < 2 || order[0] > order[1], "split order not reversed");
   const Totals world_before = read_totals(MPI_COMM_WORLD), half_before = read_totals(half);
   put_get_pattern(MPI_COMM_WORLD);
@@ -529,9 +515,5 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_T_pvar_session_free(&session);
-  std::printf("rank %d: %s %s%s\n", world_rank, failures.empty() ? "OK" : "FAILED", mode.c_str(), failures.c_str());
-  std::fflush(stdout);
-  MPI_T_finalize();  // before MPI_Finalize: the reverse crashes in Open MPI 4.1
-  MPI_Finalize();
-  return 0;
+  return scenario::report_and_finalize(mode);
 }

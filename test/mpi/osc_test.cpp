@@ -18,13 +18,6 @@ namespace {
 
 const std::string kOsc = MPIMON_OSC_PATTERNS;
 
-// Every rank printed "rank <r>: OK <mode>".
-void expect_all_ok(const JobResult& job, int ranks, const std::string& mode) {
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  for (int r = 0; r < ranks; ++r)
-    EXPECT_NE(job.output.find("rank " + std::to_string(r) + ": OK " + mode), std::string::npos) << job.output;
-}
-
 JobResult run_osc(int ranks, const std::vector<std::string>& options, const std::vector<std::string>& program) {
   std::vector<std::string> arguments = concat_arguments(monitoring_arguments(), options);
   arguments.push_back(kOsc);
@@ -135,7 +128,7 @@ Edges ring_edges(int ranks, uint64_t bytes, uint64_t messages) {
 
 TEST(Osc, EveryOperationCountedExactlyAtTheOrigin4Ranks) {
   const JobResult job = run_osc(4, {}, {"ops"});
-  expect_all_ok(job, 4, "ops");  // includes the per-operation pvar deltas, checked by each rank
+  expect_every_rank_ok(job, 4, "ops");  // includes the per-operation pvar deltas, checked by each rank
   const Edges expected = expected_ops_edges(4);
   EXPECT_EQ(read_edges(job.folder, "SR"), expected);
   EXPECT_EQ(job_osc_edges(job.folder / "mpimon-job.txt"), expected);
@@ -143,13 +136,13 @@ TEST(Osc, EveryOperationCountedExactlyAtTheOrigin4Ranks) {
 
 TEST(Osc, EveryOperationCountedUnderThreadMultiple4Ranks) {
   const JobResult job = run_osc(4, {}, {"ops", "threads"});
-  expect_all_ok(job, 4, "ops");
+  expect_every_rank_ok(job, 4, "ops");
   EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4));
 }
 
 TEST(Osc, AllWindowFlavorsWorkAndSharedQuerySucceeds4Ranks) {
   const JobResult job = run_osc(4, {}, {"flavors"});
-  expect_all_ok(job, 4, "flavors");  // data moved, MPI_Win_shared_query returned the neighbour's segment
+  expect_every_rank_ok(job, 4, "flavors");  // data moved, MPI_Win_shared_query returned the neighbour's segment
   // One 8-byte put to the right neighbour per flavor: create, allocate, allocate_shared, dynamic.
   EXPECT_EQ(read_edges(job.folder, "SR"), ring_edges(4, 32, 4));
 }
@@ -157,7 +150,7 @@ TEST(Osc, AllWindowFlavorsWorkAndSharedQuerySucceeds4Ranks) {
 TEST(Osc, OtherComponentsChosenAtRunTimePt2pt4Ranks) {
   const JobResult job = run_osc(4, {"--mca", "osc", "pt2pt,monitoring", "--mca", "pml_monitoring_verbose", "1"},
                                 {"flavors", "no_shared"});
-  expect_all_ok(job, 4, "flavors");
+  expect_every_rank_ok(job, 4, "flavors");
   EXPECT_NE(job.output.find("window created by osc component pt2pt"), std::string::npos) << job.output;
   EXPECT_EQ(job.output.find("window created by osc component rdma"), std::string::npos) << job.output;
   EXPECT_EQ(read_edges(job.folder, "SR"), ring_edges(4, 24, 3));
@@ -165,18 +158,18 @@ TEST(Osc, OtherComponentsChosenAtRunTimePt2pt4Ranks) {
 
 TEST(Osc, OtherComponentsChosenAtRunTimeSmAndUcx4Ranks) {
   const JobResult job = run_osc(4, {"--mca", "osc", "^rdma", "--mca", "pml_monitoring_verbose", "1"}, {"ops"});
-  expect_all_ok(job, 4, "ops");
+  expect_every_rank_ok(job, 4, "ops");
   EXPECT_EQ(job.output.find("window created by osc component rdma"), std::string::npos) << job.output;
   EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4));
   const JobResult shared = run_osc(4, {"--mca", "osc", "^rdma", "--mca", "pml_monitoring_verbose", "1"}, {"flavors"});
-  expect_all_ok(shared, 4, "flavors");
+  expect_every_rank_ok(shared, 4, "flavors");
   EXPECT_NE(shared.output.find("window created by osc component sm"), std::string::npos) << shared.output;
   EXPECT_EQ(read_edges(shared.folder, "SR"), ring_edges(4, 32, 4));
 }
 
 TEST(Osc, SyncCallsCountedAndTimedPerWindowInProfAndJobFile4Ranks) {
   const JobResult job = run_osc(4, {}, {"sync"});
-  expect_all_ok(job, 4, "sync");  // includes the sync_count / sync_time pvars on the window
+  expect_every_rank_ok(job, 4, "sync");  // includes the sync_count / sync_time pvars on the window
   const SyncLines lines = read_sync_lines(job.folder, 4);
   // Per rank: "sync window" (named): 2 fences + 2 read by the count pvar + 1 by the time
   // pvar, two PSCW rounds (the second ends with MPI_Win_test: at least one call), 3
@@ -212,7 +205,7 @@ TEST(Osc, SyncCallsCountedAndTimedPerWindowInProfAndJobFile4Ranks) {
 
 TEST(Osc, FreedWindowsOfTheSameNameAreMerged4Ranks) {
   const JobResult job = run_osc(4, {}, {"many_windows"});
-  expect_all_ok(job, 4, "many_windows");
+  expect_every_rank_ok(job, 4, "many_windows");
   const SyncLines lines = read_sync_lines(job.folder, 4);
   // 1000 windows created and freed one after the other: all "window 1", one entry.
   SyncLines expected;
@@ -222,16 +215,16 @@ TEST(Osc, FreedWindowsOfTheSameNameAreMerged4Ranks) {
 
 TEST(Osc, PvarsOnWorldAndSplitCommunicator4Ranks) {
   const JobResult job = run_osc(4, {}, {"pvars"});
-  expect_all_ok(job, 4, "pvars");
+  expect_every_rank_ok(job, 4, "pvars");
 }
 
 TEST(Osc, FailingCallsReturnTheirErrorUnchangedAndRecordNothing4Ranks) {
   const JobResult job = run_osc(4, {}, {"errors"});
-  expect_all_ok(job, 4, "errors");  // includes: osc pvars unchanged by the failed calls
+  expect_every_rank_ok(job, 4, "errors");  // includes: osc pvars unchanged by the failed calls
   EXPECT_FALSE(has_osc_lines(job.folder, 4));
   // The same return codes as without our component.
   const JobResult plain = run_osc(4, {"--mca", "osc", "^monitoring"}, {"errors"});
-  expect_all_ok(plain, 4, "errors");
+  expect_every_rank_ok(plain, 4, "errors");
   const std::regex codes(R"(rank (\d): put to invalid rank returned (\d+), put outside an epoch (\d+), get outside an epoch (\d+), unlock without lock (\d+))");
   auto collect = [&](const std::string& output) {
     std::map<int, std::string> out;
@@ -246,26 +239,26 @@ TEST(Osc, FailingCallsReturnTheirErrorUnchangedAndRecordNothing4Ranks) {
 
 TEST(Osc, ExcludedComponentLeavesOscUnmonitoredAndTheRestWorking4Ranks) {
   const JobResult job = run_osc(4, {"--mca", "osc", "^monitoring"}, {"unmonitored"});
-  expect_all_ok(job, 4, "unmonitored");
+  expect_every_rank_ok(job, 4, "unmonitored");
   EXPECT_NE(job.output.find("osc pvars absent"), std::string::npos) << job.output;
   EXPECT_FALSE(has_osc_lines(job.folder, 4));
   EXPECT_FALSE(has_sync_lines(job.folder, 4));
   EXPECT_TRUE(fs::exists(job.folder / "mpimon-job.txt"));  // the PML layer still dumps
   // A --mca osc list without monitoring: the named component alone, unmonitored.
   const JobResult rdma = run_osc(4, {"--mca", "osc", "rdma"}, {"unmonitored", "no_shared"});
-  expect_all_ok(rdma, 4, "unmonitored");
+  expect_every_rank_ok(rdma, 4, "unmonitored");
   EXPECT_FALSE(has_osc_lines(rdma.folder, 4));
 }
 
 TEST(Osc, PmlMonitoringOffLeavesOscUnmonitored4Ranks) {
   const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "0", kOsc, "unmonitored"});
-  expect_all_ok(job, 4, "unmonitored");  // osc pvars, if present, stay 0
+  expect_every_rank_ok(job, 4, "unmonitored");  // osc pvars, if present, stay 0
   EXPECT_TRUE(fs::is_empty(job.folder));
 }
 
 TEST(Osc, SyncTimingOffKeepsTrafficAndDropsSyncLines4Ranks) {
   const JobResult job = run_osc(4, {"--mca", "osc_monitoring_sync_timing", "0"}, {"ops"});
-  expect_all_ok(job, 4, "ops");
+  expect_every_rank_ok(job, 4, "ops");
   EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4));
   EXPECT_FALSE(has_sync_lines(job.folder, 4));
 }

@@ -114,26 +114,13 @@ void check_comm(MPI_T_pvar_session session, MPI_Comm comm, const std::vector<int
   }
 }
 
-std::vector<int> world_ranks_of(MPI_Comm comm, bool remote) {
-  MPI_Group group, world;
-  if (remote) MPI_Comm_remote_group(comm, &group); else MPI_Comm_group(comm, &group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  int n;
-  MPI_Group_size(group, &n);
-  std::vector<int> ranks(n), out(n);
-  for (int i = 0; i < n; ++i) ranks[i] = i;
-  MPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  return out;
-}
 
 void split(MPI_T_pvar_session session) {
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &half);  // reversed order
   all_to_all_pattern();
-  check_comm(session, MPI_COMM_WORLD, world_ranks_of(MPI_COMM_WORLD, false), "world");
-  const std::vector<int> order = world_ranks_of(half, false);
+  check_comm(session, MPI_COMM_WORLD, scenario::world_ranks_of(MPI_COMM_WORLD, false), "world");
+  const std::vector<int> order = scenario::world_ranks_of(half, false);
   check(order.size() < 2 || order[0] > order[1], "split order not reversed");
   check_comm(session, half, order, "split");
   MPI_Comm_free(&half);
@@ -148,7 +135,7 @@ void intercomm(MPI_T_pvar_session session) {
   const std::vector<std::vector<unsigned long long>> baseline = {
       read_all(session, inter, "pml_monitoring_messages_count"), read_all(session, inter, "pml_monitoring_messages_size")};
   all_to_all_pattern();
-  check_comm(session, inter, world_ranks_of(inter, true), "intercomm", baseline);
+  check_comm(session, inter, scenario::world_ranks_of(inter, true), "intercomm", baseline);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 }

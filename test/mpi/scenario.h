@@ -43,6 +43,25 @@ inline std::vector<unsigned long long> read_size_variable(MPI_T_pvar_session ses
   return values;
 }
 
+// MPI_COMM_WORLD ranks of the members of comm's local group (remote group if `remote`).
+inline std::vector<int> world_ranks_of(MPI_Comm comm, bool remote = false) {
+  MPI_Group group, world;
+  if (remote) {
+    MPI_Comm_remote_group(comm, &group);
+  } else {
+    MPI_Comm_group(comm, &group);
+  }
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n = 0;
+  MPI_Group_size(group, &n);
+  std::vector<int> ranks(n), out(n);
+  for (int i = 0; i < n; ++i) ranks[i] = i;
+  MPI_Group_translate_ranks(group, n, ranks.data(), world, out.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return out;
+}
+
 // Prints this rank's verdict, then ends MPI_T (before MPI_Finalize: the reverse crashes
 // in Open MPI 4.1) and MPI.
 inline int report_and_finalize(const std::string& mode) {
