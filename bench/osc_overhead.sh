@@ -40,23 +40,8 @@
 # OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
 set -euo pipefail
 
-prog=osc_overhead.sh
-die() {
-  echo "$prog: error: $*" >&2
-  exit 1
-}
-note() { echo "$prog: $*" >&2; }
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [[ $# -gt 1 || ${1:-} == -h || ${1:-} == --help ]]; then
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
-  [[ $# -gt 1 ]] && exit 2
-  exit 0
-fi
-builddir_arg=${1:-$here/../build}
-[[ -d $builddir_arg ]] || die "build directory '$builddir_arg' does not exist (configure and build mpimon first: cmake -S $(dirname "$here") -B <dir> && cmake --build <dir>)"
-builddir=$(cd "$builddir_arg" && pwd)
-plugindir=$builddir/lib/mpimon
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 K1=1000
 K2=2000

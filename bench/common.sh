@@ -1,0 +1,20 @@
+# Shared by the benchmark scripts (sourced, after `set -euo pipefail`): messages, --help
+# from the calling script's header comment, and the build directory it measures.
+#   source "$(dirname "${BASH_SOURCE[0]}")/common.sh"   (sets prog, here, builddir, plugindir)
+prog=$(basename "${BASH_SOURCE[1]}")
+die() {
+  echo "$prog: error: $*" >&2
+  exit 1
+}
+note() { echo "$prog: $*" >&2; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+if [[ $# -gt 1 || ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[1]}" | sed '$d; s/^# \{0,1\}//' >&2
+  [[ $# -gt 1 ]] && exit 2
+  exit 0
+fi
+builddir_arg=${1:-$here/../build}
+[[ -d $builddir_arg ]] || die "build directory '$builddir_arg' does not exist (configure and build mpimon first: cmake -S $(dirname "$here") -B <dir> && cmake --build <dir>)"
+builddir=$(cd "$builddir_arg" && pwd)
+plugindir=$builddir/lib/mpimon
