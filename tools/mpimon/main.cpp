@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "atomic_file.h"
 #include "launcher.h"
 #include "traffic_matrix.h"
 
@@ -15,9 +16,60 @@ using namespace mpimon::tools;
 
 namespace {
 
-int run_matrix(const std::vector<std::string>& inputs, const std::string& category_name, const std::string& metric_name) {
-  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(inputs));
-  const Metric metric = metric_name == "bytes" ? Metric::bytes : Metric::messages;
+struct MatrixOptions {
+  std::vector<std::string> inputs;
+  std::string category;  // "" = every category present (text) or all summed (files)
+  std::string metric = "messages";
+  std::string format = "text";
+  std::string output;  // file prefix: every category and metric
+  bool symmetric = false;
+};
+
+Selection selection_of(const std::string& name) {
+  Selection s;
+  s.all = name == "all";
+  for (int c = 0; c < kCategoryCount; ++c)
+    if (name == mpimon::category_name(static_cast<Category>(c))) s.category = static_cast<Category>(c);
+  return s;
+}
+
+Metric metric_of(const std::string& name) {
+  return name == "bytes" ? Metric::bytes : name == "average" ? Metric::average : Metric::messages;
+}
+
+FileFormat format_of(const std::string& name) {
+  return name == "csv" ? FileFormat::csv : name == "mat" ? FileFormat::mat : FileFormat::matrix_market;
+}
+
+int run_matrix(const MatrixOptions& o) {
+  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(o.inputs));
+  if (!o.output.empty()) {
+    // Every category present, and all of them summed, in every metric (file names as
+    // Open MPI's profile2mat.pl: <prefix>_<size|msg|avg>_<category>.<ext>).
+    const FileFormat format = o.format == "text" ? FileFormat::csv : format_of(o.format);
+    std::vector<Selection> selections{selection_of("all")};
+    for (int c = 0; c < kCategoryCount; ++c)
+      if (matrix.has(static_cast<Category>(c))) selections.push_back(selection_of(mpimon::category_name(static_cast<Category>(c))));
+    for (const Selection& selection : selections) {
+      for (Metric metric : {Metric::bytes, Metric::messages, Metric::average}) {
+        const std::string path =
+            o.output + "_" + metric_name(metric) + "_" + selection.name() + "." + file_extension(format);
+        if (std::string error = write_file_atomically(path, format_matrix(matrix, selection, metric, format, o.symmetric));
+            !error.empty()) {
+          std::cerr << "mpimon matrix: " << error << '\n';
+          return 1;
+        }
+        std::cout << path << '\n';
+      }
+    }
+    return 0;
+  }
+  const Metric metric = metric_of(o.metric);
+  if (o.format != "text") {
+    std::cout << format_matrix(matrix, selection_of(o.category.empty() ? "all" : o.category), metric,
+                               format_of(o.format), o.symmetric);
+    return 0;
+  }
   struct Shown {
     Category category;
     const char* title;
@@ -29,13 +81,13 @@ int run_matrix(const std::vector<std::string>& inputs, const std::string& catego
                        {Category::osc_recv, "one-sided, received (R)"}};
   bool printed = false;
   for (const Shown& s : all) {
-    if (category_name != "all" && category_name != mpimon::category_name(s.category)) continue;
+    if (!o.category.empty() && o.category != mpimon::category_name(s.category)) continue;
     if (!matrix.has(s.category)) continue;
-    std::cout << "# " << s.title << ", " << metric_name << " (row: sender, column: receiver)\n"
+    std::cout << "# " << s.title << ", " << o.metric << " (row: sender, column: receiver)\n"
               << format_text_matrix(matrix, s.category, metric) << '\n';
     printed = true;
   }
-  if (!printed) std::cout << "no traffic recorded in category '" << category_name << "'\n";
+  if (!printed) std::cout << "no traffic recorded" << (o.category.empty() ? "" : " in category '" + o.category + "'") << '\n';
   return 0;
 }
 
@@ -52,14 +104,25 @@ int main(int argc, char** argv) {
 
   auto* env = app.add_subcommand("env", "print the shell export that `mpimon run` sets");
 
-  auto* matrix = app.add_subcommand("matrix", "print message matrices from a job file or .prof dumps");
-  std::vector<std::string> inputs;
-  std::string category = "all", metric = "messages";
-  matrix->add_option("dumps", inputs, "a job file, .prof files, folders holding them, or a dump prefix (as given to pml_monitoring_filename)")
+  auto* matrix = app.add_subcommand("matrix", "message matrices from a job file or .prof dumps (ours or Open MPI's)");
+  MatrixOptions matrix_options;
+  matrix->add_option("dumps", matrix_options.inputs,
+                     "a job file, .prof files (several phases are summed), folders holding them, or a dump prefix "
+                     "(as given to pml_monitoring_filename)")
       ->required();
-  matrix->add_option("--category", category, "external, internal, coll, osc_sent, osc_recv or all")
+  matrix->add_option("--category", matrix_options.category,
+                     "external, internal, coll, osc_sent, osc_recv, or all (every category summed); default: each "
+                     "category in turn (text), all (other formats)")
       ->check(CLI::IsMember({"external", "internal", "coll", "osc_sent", "osc_recv", "all"}));
-  matrix->add_option("--metric", metric, "messages or bytes")->check(CLI::IsMember({"messages", "bytes"}));
+  matrix->add_option("--metric", matrix_options.metric, "messages, bytes or average (bytes per message)")
+      ->check(CLI::IsMember({"messages", "bytes", "average"}));
+  matrix->add_option("--format", matrix_options.format, "text (terminal), csv, mat (Open MPI's profile2mat.pl) or mtx "
+                                                          "(MatrixMarket)")
+      ->check(CLI::IsMember({"text", "csv", "mat", "mtx"}));
+  matrix->add_option("--output", matrix_options.output,
+                     "write every category and metric to <prefix>_<size|msg|avg>_<category>.<format> instead");
+  matrix->add_flag("--symmetric", matrix_options.symmetric,
+                   "average both directions, (a->b + b->a) / 2, as Open MPI's profile2mat.pl does");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -72,7 +135,7 @@ int main(int argc, char** argv) {
       std::cout << "export OMPI_MCA_mca_base_component_path=" << component_path(plugin_directory()) << '\n';
       return 0;
     }
-    if (*matrix) return run_matrix(inputs, category, metric);
+    if (*matrix) return run_matrix(matrix_options);
   } catch (const FormatError& e) {
     std::cerr << "mpimon: " << e.what() << '\n';
     return 2;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 
 namespace mpimon::tools {
 
@@ -129,6 +130,114 @@ std::string format_text_matrix(const TrafficMatrix& matrix, Category category, M
   for (int32_t s = 0; s < n; ++s) {
     out += pad(std::to_string(s)) + " | ";
     for (int32_t d = 0; d < n; ++d) out += pad(cells[static_cast<size_t>(s) * n + d]);
+    out += '\n';
+  }
+  return out;
+}
+
+const char* metric_name(Metric metric) {
+  switch (metric) {
+    case Metric::messages: return "msg";
+    case Metric::bytes: return "size";
+    case Metric::average: return "avg";
+  }
+  return "?";
+}
+
+const char* file_extension(FileFormat format) {
+  switch (format) {
+    case FileFormat::csv: return "csv";
+    case FileFormat::mat: return "mat";
+    case FileFormat::matrix_market: return "mtx";
+  }
+  return "?";
+}
+
+namespace {
+
+Traffic selected(const TrafficMatrix& matrix, Selection selection, int32_t source, int32_t destination) {
+  if (!selection.all) return matrix.at(selection.category, source, destination);
+  Traffic sum;
+  for (int c = 0; c < kCategoryCount; ++c) {
+    const Traffic t = matrix.at(static_cast<Category>(c), source, destination);
+    sum.messages += t.messages;
+    sum.bytes += t.bytes;
+  }
+  return sum;
+}
+
+std::string number_text(double value, Metric metric) {
+  char text[64];
+  if (metric == Metric::average) {
+    std::snprintf(text, sizeof text, "%.6g", value);
+  } else {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  }
+  return text;
+}
+
+}  // namespace
+
+double cell_value(const TrafficMatrix& matrix, Selection selection, Metric metric, int32_t source,
+                  int32_t destination, bool symmetric) {
+  const Traffic forward = selected(matrix, selection, source, destination);
+  double messages = static_cast<double>(forward.messages), bytes = static_cast<double>(forward.bytes);
+  if (symmetric) {
+    const Traffic backward = selected(matrix, selection, destination, source);
+    messages = (messages + static_cast<double>(backward.messages)) / 2;
+    bytes = (bytes + static_cast<double>(backward.bytes)) / 2;
+  }
+  switch (metric) {
+    case Metric::messages: return messages;
+    case Metric::bytes: return bytes;
+    case Metric::average: return messages > 0 ? bytes / messages : 0.0;
+  }
+  return 0.0;
+}
+
+std::string format_matrix(const TrafficMatrix& matrix, Selection selection, Metric metric, FileFormat format,
+                          bool symmetric) {
+  const int32_t n = matrix.ranks();
+  std::string out;
+  if (format == FileFormat::matrix_market) {
+    // Non-zero cells only: the sparse entries and, when symmetric, their mirrors.
+    std::set<std::pair<int32_t, int32_t>> cells;
+    for (const auto& [key, traffic] : matrix.entries()) {
+      const auto& [c, source, destination] = key;
+      if (!selection.all && c != selection.category) continue;
+      cells.insert({source, destination});
+      if (symmetric) cells.insert({destination, source});
+    }
+    std::string body;
+    size_t non_zeros = 0;
+    for (const auto& [source, destination] : cells) {
+      const double v = cell_value(matrix, selection, metric, source, destination, symmetric);
+      if (v == 0) continue;
+      body += std::to_string(source + 1) + ' ' + std::to_string(destination + 1) + ' ' + number_text(v, metric) + '\n';
+      ++non_zeros;
+    }
+    out = "%%MatrixMarket matrix coordinate real general\n% mpimon: " + selection.name() + " " + metric_name(metric) +
+          (symmetric ? " (symmetric average)" : "") + ", row = sender, column = receiver\n" +
+          std::to_string(n) + ' ' + std::to_string(n) + ' ' + std::to_string(non_zeros) + '\n' + body;
+    return out;
+  }
+  if (format == FileFormat::csv) {
+    out = "sender";
+    for (int32_t d = 0; d < n; ++d) out += ',' + std::to_string(d);
+    out += '\n';
+  }
+  for (int32_t s = 0; s < n; ++s) {
+    if (format == FileFormat::csv) out += std::to_string(s);
+    for (int32_t d = 0; d < n; ++d) {
+      const double v = cell_value(matrix, selection, metric, s, d, symmetric);
+      if (format == FileFormat::csv) {
+        out += ',' + number_text(v, metric);
+      } else {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.0f ", v);  // profile2mat.pl's printf
+        out += text;
+      }
+    }
     out += '\n';
   }
   return out;

@@ -43,8 +43,32 @@ std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& a
 // Reads job files (recognised by their first line) and .prof files into one matrix.
 TrafficMatrix read_dump_files(const std::vector<std::string>& paths);
 
-enum class Metric { messages, bytes };
+enum class Metric { messages, bytes, average };  // average: bytes / messages
+
+// Which records a matrix shows: one category, or all of them summed (as Open MPI's
+// profile2mat.pl does for "all").
+struct Selection {
+  bool all = false;
+  Category category = Category::external;
+  std::string name() const { return all ? "all" : category_name(category); }
+};
+
+// The value of one cell; `symmetric` averages both directions, (a->b + b->a) / 2, for
+// messages and bytes, and divides those for the average (Open MPI's profile2mat.pl).
+double cell_value(const TrafficMatrix& matrix, Selection selection, Metric metric, int32_t source,
+                  int32_t destination, bool symmetric);
+
 // A dense text table (rows: sender, columns: receiver); "." for zero.
 std::string format_text_matrix(const TrafficMatrix& matrix, Category category, Metric metric);
+
+enum class FileFormat { csv, mat, matrix_market };
+// A whole matrix in a file format:
+//   csv            header "sender,<0>,<1>,...", one row per sender
+//   mat            Open MPI's profile2mat.pl text: "%.0f " per cell, one line per sender
+//   matrix_market  coordinate format, 1-based, only non-zero cells (O(non-zeros))
+std::string format_matrix(const TrafficMatrix& matrix, Selection selection, Metric metric, FileFormat format,
+                          bool symmetric);
+const char* metric_name(Metric metric);
+const char* file_extension(FileFormat format);
 
 }  // namespace mpimon::tools
