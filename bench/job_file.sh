@@ -21,7 +21,7 @@ for i in $(seq 1 $runs); do
   ms="$(sed -n 's/.*written in \([0-9.]*\) ms.*/\1/p' <<<"$out")"
   [ -n "$ms" ] || { echo "job_file.sh: no timing reported: $out" >&2; exit 1; }
   bytes="$(stat -c %s "$work/job$i.txt")"
-  records="$(awk 'f{n++} /^records$/{f=1} END{print n+0}' "$work/job$i.txt")"
+  records="$(awk 'f && /^[0-9]/{n++} /^records$/{f=1} END{print n+0}' "$work/job$i.txt")"
   header="$(awk '/^records$/{print NR; exit}' "$work/job$i.txt")"
   echo "| $i | 8 | $records | $bytes | $ms |"
   total_ms="$(awk -v a="$total_ms" -v b="$ms" 'BEGIN{print a+b}')"
