@@ -2,12 +2,14 @@
 //   mpimon run -- <mpirun arguments>     run a job with mpimon's components
 //   mpimon env                            print the environment that `run` sets
 //   mpimon matrix <dumps...>              message matrices from a job file or .prof dumps
+//   mpimon show <dumps...>                heatmaps (terminal, SVG)
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
 
 #include "atomic_file.h"
+#include "heatmap.h"
 #include "launcher.h"
 #include "traffic_matrix.h"
 
@@ -91,6 +93,29 @@ int run_matrix(const MatrixOptions& o) {
   return 0;
 }
 
+struct ShowOptions {
+  std::vector<std::string> inputs;
+  std::string category = "all";
+  std::string metric = "bytes";
+  std::string svg;
+};
+
+int run_show(const ShowOptions& o) {
+  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(o.inputs));
+  const Selection selection = selection_of(o.category);
+  const Grid grid = bin_matrix(matrix, selection, metric_of(o.metric));
+  const std::string title = selection.name() + " traffic, " + o.metric + " (" + std::to_string(matrix.ranks()) + " ranks)";
+  std::cout << format_terminal_heatmap(grid, title);
+  if (!o.svg.empty()) {
+    if (std::string error = write_file_atomically(o.svg, format_svg_heatmap(grid, title)); !error.empty()) {
+      std::cerr << "mpimon show: " << error << '\n';
+      return 1;
+    }
+    std::cout << "image: " << o.svg << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,6 +149,16 @@ int main(int argc, char** argv) {
   matrix->add_flag("--symmetric", matrix_options.symmetric,
                    "average both directions, (a->b + b->a) / 2, as Open MPI's profile2mat.pl does");
 
+  auto* show = app.add_subcommand("show", "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image");
+  ShowOptions show_options;
+  show->add_option("dumps", show_options.inputs, "a job file, .prof files, folders holding them, or a dump prefix")
+      ->required();
+  show->add_option("--category", show_options.category, "external, internal, coll, osc_sent, osc_recv or all (summed)")
+      ->check(CLI::IsMember({"external", "internal", "coll", "osc_sent", "osc_recv", "all"}));
+  show->add_option("--metric", show_options.metric, "messages, bytes or average")
+      ->check(CLI::IsMember({"messages", "bytes", "average"}));
+  show->add_option("--svg", show_options.svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run) {
@@ -136,6 +171,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*matrix) return run_matrix(matrix_options);
+    if (*show) return run_show(show_options);
   } catch (const FormatError& e) {
     std::cerr << "mpimon: " << e.what() << '\n';
     return 2;
