@@ -18,3 +18,15 @@ builddir_arg=${1:-$here/../build}
 [[ -d $builddir_arg ]] || die "build directory '$builddir_arg' does not exist (configure and build mpimon first: cmake -S $(dirname "$here") -B <dir> && cmake --build <dir>)"
 builddir=$(cd "$builddir_arg" && pwd)
 plugindir=$builddir/lib/mpimon
+
+# Comparable runs: nothing from the caller's Open MPI settings; what root and
+# oversubscription on these machines need.
+clean_mpi_environment() {
+  local unset_vars
+  unset_vars=$(compgen -e | grep '^OMPI_MCA_' || true)
+  if [[ -n $unset_vars ]]; then
+    note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
+    for v in $unset_vars; do unset "$v"; done
+  fi
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+}

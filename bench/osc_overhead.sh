@@ -61,12 +61,7 @@ for tool in valgrind callgrind_annotate mpirun.openmpi mpicc.openmpi ompi_info t
 done
 valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind tool does not run ('valgrind --tool=callgrind --version' fails)"
 
-unset_vars=$(compgen -e | grep '^OMPI_MCA_' || true)
-if [[ -n $unset_vars ]]; then
-  note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
-  for v in $unset_vars; do unset "$v"; done
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+clean_mpi_environment
 
 for f in mca_osc_monitoring.so mca_pml_monitoring.so libmpimon_monitoring.so; do
   [[ -f $plugindir/$f ]] || die "$plugindir/$f is missing: build mpimon first ('cmake --build $builddir')"

@@ -54,13 +54,7 @@ for tool in valgrind mpirun.openmpi ompi_info timeout; do
 done
 valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind tool does not run ('valgrind --tool=callgrind --version' fails)"
 
-# Comparable runs: nothing from the caller's Open MPI settings.
-unset_vars=$(compgen -e | grep '^OMPI_MCA_' || true)
-if [[ -n $unset_vars ]]; then
-  note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
-  for v in $unset_vars; do unset "$v"; done
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+clean_mpi_environment
 
 [[ -f $plugindir/mca_pml_monitoring.so ]] ||
   die "our PML plugin $plugindir/mca_pml_monitoring.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"

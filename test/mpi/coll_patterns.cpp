@@ -469,11 +469,7 @@ void dup_free(int cycles) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  int provided;
-  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  scenario::init(argc, argv);
   MPI_T_pvar_session_create(&session);
   if (mode == "all") all_collectives();
   else if (mode == "neighbors") neighbors();

@@ -238,11 +238,7 @@ void phases(MPI_T_pvar_session session) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  int provided;
-  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  scenario::init(argc, argv);
   MPI_T_pvar_session session;
   MPI_T_pvar_session_create(&session);
   if (mode == "snippet") snippet(session);

@@ -62,6 +62,15 @@ inline std::vector<int> world_ranks_of(MPI_Comm comm, bool remote = false) {
   return out;
 }
 
+// MPI_T first (performance variables are read from before MPI_Init on), then MPI.
+inline void init(int& argc, char**& argv, int required = MPI_THREAD_SINGLE) {
+  int provided = 0;
+  MPI_T_init_thread(required, &provided);
+  MPI_Init_thread(&argc, &argv, required, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+}
+
 // Prints this rank's verdict, then ends MPI_T (before MPI_Finalize: the reverse crashes
 // in Open MPI 4.1) and MPI.
 inline int report_and_finalize(const std::string& mode) {
