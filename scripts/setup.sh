@@ -10,6 +10,7 @@ packages=(
   openmpi-bin libopenmpi-dev           # Open MPI 4.1.4 with its internal headers
   libgtest-dev googletest              # unit and integration tests
   libcli11-dev                         # the mpimon command line
+  libhwloc-dev hwloc                   # machine topologies for placement
   valgrind                             # benchmarks (instruction counts)
   lammps lammps-examples               # a real application in the tests
 )

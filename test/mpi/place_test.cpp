@@ -1,0 +1,43 @@
+// mpimon place end to end: from a real job's dump to a rankfile mpirun accepts.
+#include <gtest/gtest.h>
+
+#include "mpi_job.h"
+
+using namespace mpimon::test;
+
+namespace {
+const std::string kExample = MPIMON_EXAMPLE;
+}
+
+TEST(Place, RankfileForThisMachineIsAcceptedByMpirun2Ranks) {
+  const JobResult job = run_job(2, {"--mca", "pml_monitoring_enable", "2", kExample, "ring"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobResult place = run_shell(job.folder, MPIMON_BIN " place mpimon-job.txt --topology machine --rankfile rf --keys keys");
+  ASSERT_EQ(place.exit_code, 0) << place.output;
+  EXPECT_NE(place.output.find("| mpimon TreeMatch |"), std::string::npos) << place.output;
+  const JobResult placed = run_shell(job.folder, MPIRUN_EXECUTABLE " -np 2 --rankfile rf " + kExample + " ring");
+  EXPECT_EQ(placed.exit_code, 0) << read_text(job.folder / "rf") << placed.output;
+  EXPECT_EQ(read_text(job.folder / "keys").substr(0, 6), "# rank");
+}
+
+TEST(Place, BinaryTreeReduceOnTwoPackagesCrossesOnce8Ranks) {
+  const JobResult job = run_job(8, {"--mca", "pml_monitoring_enable", "2", "--mca", "coll_tuned_use_dynamic_rules", "1",
+                                    "--mca", "coll_tuned_reduce_algorithm", "4", kExample, "reduce"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobResult place =
+      run_shell(job.folder, MPIMON_BIN " place mpimon-job.txt --category internal --topology 'pack:2 core:4 pu:1'");
+  ASSERT_EQ(place.exit_code, 0) << place.output;
+  EXPECT_NE(place.output.find("| identity (rank i on core i) | 1408 | 256 |"), std::string::npos) << place.output;
+  EXPECT_NE(place.output.find("| mpimon TreeMatch | 1024 | 64 |"), std::string::npos) << place.output;
+}
+
+TEST(Place, BadTopologyAndTooManyProcessesAreClearErrors4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", kExample, "ring"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobResult bad = run_shell(job.folder, MPIMON_BIN " place mpimon-job.txt --topology 'bogus:3'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("neither a file nor a valid synthetic topology"), std::string::npos) << bad.output;
+  const JobResult small = run_shell(job.folder, MPIMON_BIN " place mpimon-job.txt --topology 'pack:1 core:2 pu:1'");
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_NE(small.output.find("4 processes do not fit on 2 cores"), std::string::npos) << small.output;
+}
