@@ -11,6 +11,7 @@ packages=(
   libgtest-dev googletest              # unit and integration tests
   libcli11-dev                         # the mpimon command line
   libhwloc-dev hwloc                   # machine topologies for placement
+  libscotch-dev                        # Scotch, the placement reference
   valgrind                             # benchmarks (instruction counts)
   lammps lammps-examples               # a real application in the tests
 )

@@ -122,3 +122,34 @@ TEST(TreeMatch, ReportsProgressPerLevel) {
 
 }  // namespace
 }  // namespace mpimon::placement
+
+#include "scotch_mapping.h"
+
+namespace mpimon::placement {
+namespace {
+
+TEST(TreeMatchVersusScotch, AtMostScotchsCostOnKnownPatterns) {
+  for (const auto& [affinity, tree] : {std::pair{binary_tree(), Tree{{2, 4}}}, std::pair{stencil(), Tree{{4, 4}}}}) {
+    const double ours = hop_cost(affinity, tree, treematch(affinity, tree));
+    const double scotch = hop_cost(affinity, tree, scotch_placement(affinity, tree));
+    EXPECT_LE(ours, scotch);
+  }
+}
+
+TEST(TreeMatchVersusScotch, WithinFivePercentOnRandomMatrices) {
+  std::mt19937 random(99);
+  for (int n : {16, 24, 32, 48, 64}) {
+    const Tree tree{{2, 2, n / 4}};
+    Affinity a(n);
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (random() % 4 == 0) a.add(i, j, static_cast<double>(random() % 1000));
+    const double ours = hop_cost(a, tree, treematch(a, tree));
+    const double scotch = hop_cost(a, tree, scotch_placement(a, tree));
+    std::printf("%d ranks: treematch %.0f, scotch %.0f (%+.1f%%)\n", n, ours, scotch, 100.0 * (ours - scotch) / scotch);
+    EXPECT_LE(ours, scotch * 1.05) << n << " ranks";
+  }
+}
+
+}  // namespace
+}  // namespace mpimon::placement

@@ -14,6 +14,7 @@
 #include "atomic_file.h"
 #include "heatmap.h"
 #include "launcher.h"
+#include "scotch_mapping.h"
 #include "topology.h"
 #include "treematch.h"
 #include "traffic_matrix.h"
@@ -159,6 +160,7 @@ int run_place(const PlaceOptions& o) {
   } else {
     row("identity (rank i on core i / oversubscription)", pl::oversubscribed_identity(n, o.oversubscription));
   }
+  row("Scotch (tleaf mapping)", pl::scotch_placement(affinity, machine.tree, o.oversubscription));
   row("mpimon TreeMatch", ours);
 
   if (!o.rankfile.empty()) {
