@@ -12,7 +12,7 @@ packages=(
   libcli11-dev                         # the mpimon command line
   libhwloc-dev hwloc                   # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
-  valgrind                             # benchmarks (instruction counts)
+  valgrind time python3                # benchmarks (instruction counts, peak memory)
   lammps lammps-examples               # a real application in the tests
 )
 missing=()

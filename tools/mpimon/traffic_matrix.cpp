@@ -33,7 +33,7 @@ void TrafficMatrix::add_prof(const ProfFile& file) {
 
 void TrafficMatrix::add_job(const JobFile& file) {
   for (const JobRecord& r : file.records) add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
-  ranks_ = std::max(ranks_, file.header.world_size);
+  cover_ranks(file.header.world_size);
 }
 
 Traffic TrafficMatrix::at(Category category, int32_t source, int32_t destination) const {
@@ -104,7 +104,10 @@ TrafficMatrix read_dump_files(const std::vector<std::string>& paths) {
   TrafficMatrix matrix;
   for (const std::string& path : paths) {
     if (is_job_file(path)) {
-      matrix.add_job(read_job_file(path));
+      const JobHeader header = for_each_job_record(read_dump_text(path), path, [&](const JobRecord& r) {
+        matrix.add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
+      });
+      matrix.cover_ranks(header.world_size);
     } else {
       matrix.add_prof(read_prof_file(path));
     }

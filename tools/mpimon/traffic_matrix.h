@@ -1,6 +1,7 @@
 // Who sent how much to whom, per category, read from dump files.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -25,6 +26,8 @@ class TrafficMatrix {
   void add_prof(const ProfFile& file);
   // Adds every record of a job file (and takes its world size).
   void add_job(const JobFile& file);
+  // The job has at least `ranks` processes (a job file's world size).
+  void cover_ranks(int32_t ranks) { ranks_ = std::max(ranks_, ranks); }
 
   Traffic at(Category category, int32_t source, int32_t destination) const;
   int32_t ranks() const { return ranks_; }  // highest rank seen + 1

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
 
 namespace mpimon {
 
@@ -115,8 +116,10 @@ bool category_from_name(std::string_view name, Category& category) {
 
 }  // namespace
 
-JobFile parse_job_file(std::string_view text, std::string_view source) {
-  JobFile file;
+JobHeader for_each_job_record(std::string_view text, std::string_view source,
+                              const std::function<void(const JobRecord&)>& on_record,
+                              const std::function<void(JobAnnotation&&)>& on_annotation) {
+  JobFile file;  // header only: records and annotations go to the callbacks
   size_t line_no = 0;
   bool in_records = false, have_format = false, have_size = false;
   while (!text.empty()) {
@@ -165,7 +168,7 @@ JobFile parse_job_file(std::string_view text, std::string_view source) {
         while (!c.line.empty() && c.line.front() == ' ') c.line.remove_prefix(1);
         if (!c.line.empty()) a.fields.emplace_back(c.word("a field"));
       }
-      file.annotations.push_back(std::move(a));
+      if (on_annotation) on_annotation(std::move(a));
       continue;
     }
     JobRecord r;
@@ -197,9 +200,17 @@ JobFile parse_job_file(std::string_view text, std::string_view source) {
       c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found " +
              std::to_string(total));
     c.end();
-    file.records.push_back(r);
+    on_record(r);
   }
   if (!in_records) throw FormatError(std::string(source) + ": expected a 'records' line, found end of file");
+  return file.header;
+}
+
+JobFile parse_job_file(std::string_view text, std::string_view source) {
+  JobFile file;
+  file.header = for_each_job_record(
+      text, source, [&](const JobRecord& r) { file.records.push_back(r); },
+      [&](JobAnnotation&& a) { file.annotations.push_back(std::move(a)); });
   return file;
 }
 

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,11 @@ std::string format_job_header(const JobHeader& header);
 std::string format_job_records(int32_t source, const Snapshot& records);
 
 JobFile parse_job_file(std::string_view text, std::string_view source_name);
+// The same, streaming: each record and annotation to a callback (large files without
+// holding every record); returns the header.
+JobHeader for_each_job_record(std::string_view text, std::string_view source_name,
+                              const std::function<void(const JobRecord&)>& on_record,
+                              const std::function<void(JobAnnotation&&)>& on_annotation = {});
 JobFile read_job_file(const std::string& path);  // throws FormatError
 
 // A communicator or window name as one field of a dump line: `%`, control characters
