@@ -67,3 +67,23 @@ TEST(Heatmap, SvgHasCellsLabelsAndScale) {
 
 }  // namespace
 }  // namespace mpimon::tools
+
+namespace mpimon::tools {
+namespace {
+
+TEST(SizeHistograms, PerPeerFromOpenMpisDumps) {
+  const std::string dumps = std::string(MPIMON_TEST_DATA) + "/distro-4.1.4/ring";
+  const std::string text = format_size_histograms(expand_dump_arguments({dumps}), 3, Selection{true});
+  // Rank 3: one 1 KiB ring message to 0 and one 64-byte reduce message to 1.
+  EXPECT_EQ(text,
+            "message sizes sent by rank 3 (all), messages per size class\n"
+            "      to |    <128    <256    <512     <1K     <2K\n"
+            "       0 |       .       .       .       .       1\n"
+            "       1 |       1       .       .       .       .\n"
+            "     all |       1       0       0       0       1\n");
+  EXPECT_EQ(format_size_histograms(expand_dump_arguments({dumps}), 9, Selection{true}),
+            "rank 9 sent no message with a size histogram\n");
+}
+
+}  // namespace
+}  // namespace mpimon::tools

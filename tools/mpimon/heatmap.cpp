@@ -171,3 +171,72 @@ std::string format_svg_heatmap(const Grid& g, const std::string& title) {
 }
 
 }  // namespace mpimon::tools
+
+#include <fstream>
+#include <map>
+
+namespace mpimon::tools {
+
+namespace {
+
+// "[1 KiB, 2 KiB)" style label of a histogram bucket.
+std::string bucket_label(int bucket) {
+  if (bucket == 0) return "0";
+  auto size = [](unsigned long long v) {
+    static const char* units[] = {"", "K", "M", "G", "T", "P", "E"};
+    int u = 0;
+    while (v >= 1024 && v % 1024 == 0 && u < 6) v /= 1024, ++u;
+    return std::to_string(v) + units[u];
+  };
+  return "<" + size(bucket == 64 ? ~0ull : 1ull << bucket);
+}
+
+}  // namespace
+
+std::string format_size_histograms(const std::vector<std::string>& files, int32_t sender, Selection selection) {
+  std::map<int32_t, std::array<uint64_t, kHistogramBuckets>> per_peer;
+  for (const std::string& path : files) {
+    std::ifstream probe(path);
+    std::string first;
+    std::getline(probe, first);
+    if (first.rfind("# mpimon job file", 0) == 0) {
+      for_each_job_record(read_dump_text(path), path, [&](const JobRecord& r) {
+        if (r.source != sender || (!selection.all && r.category != selection.category)) return;
+        auto& h = per_peer[r.destination];
+        for (int b = 0; b < kHistogramBuckets; ++b) h[b] += r.counters.histogram[b];
+      });
+    } else {
+      for (const ProfLine& l : read_prof_file(path).lines)
+        if (l.me == sender && l.has_histogram) {
+          auto& h = per_peer[l.peer];
+          for (int b = 0; b < kHistogramBuckets; ++b) h[b] += l.histogram[b];
+        }
+    }
+  }
+  if (per_peer.empty()) return "rank " + std::to_string(sender) + " sent no message with a size histogram\n";
+  int low = kHistogramBuckets, high = -1;
+  for (const auto& [peer, h] : per_peer)
+    for (int b = 0; b < kHistogramBuckets; ++b)
+      if (h[b]) low = std::min(low, b), high = std::max(high, b);
+  std::string out = "message sizes sent by rank " + std::to_string(sender) + " (" + selection.name() +
+                    "), messages per size class\n";
+  auto cell = [](const std::string& s) { return std::string(s.size() < 8 ? 8 - s.size() : 0, ' ') + s; };
+  out += cell("to") + " |";
+  for (int b = low; b <= high; ++b) out += cell(bucket_label(b));
+  out += "\n";
+  std::array<uint64_t, kHistogramBuckets> total{};
+  for (const auto& [peer, h] : per_peer) {
+    out += cell(std::to_string(peer)) + " |";
+    for (int b = low; b <= high; ++b) {
+      out += cell(h[b] ? std::to_string(h[b]) : ".");
+      total[b] += h[b];
+    }
+    out += "\n";
+  }
+  out += cell("all") + " |";
+  for (int b = low; b <= high; ++b) out += cell(std::to_string(total[b]));
+  out += "\n";
+  return out;
+}
+
+}  // namespace mpimon::tools

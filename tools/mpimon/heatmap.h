@@ -29,3 +29,12 @@ std::string format_terminal_heatmap(const Grid& grid, const std::string& title);
 std::string format_svg_heatmap(const Grid& grid, const std::string& title);
 
 }  // namespace mpimon::tools
+
+namespace mpimon::tools {
+
+// Message-size histograms of one sender, per peer (rows) and size bucket (columns), from
+// the dumps' histograms: job files per category (or all summed), .prof files as Open MPI
+// keeps them (one histogram per peer for E and I traffic together).
+std::string format_size_histograms(const std::vector<std::string>& dump_files, int32_t sender, Selection selection);
+
+}  // namespace mpimon::tools

@@ -104,11 +104,17 @@ struct ShowOptions {
   std::string category = "all";
   std::string metric = "bytes";
   std::string svg;
+  int histograms_of = -1;
 };
 
 int run_show(const ShowOptions& o) {
-  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(o.inputs));
+  const std::vector<std::string> files = expand_dump_arguments(o.inputs);
+  const TrafficMatrix matrix = read_dump_files(files);
   const Selection selection = selection_of(o.category);
+  if (o.histograms_of >= 0) {
+    std::cout << format_size_histograms(files, o.histograms_of, selection);
+    return 0;
+  }
   const Grid grid = bin_matrix(matrix, selection, metric_of(o.metric));
   const std::string title = selection.name() + " traffic, " + o.metric + " (" + std::to_string(matrix.ranks()) + " ranks)";
   std::cout << format_terminal_heatmap(grid, title);
@@ -234,6 +240,9 @@ int main(int argc, char** argv) {
   show->add_option("--metric", show_options.metric, "messages, bytes or average")
       ->check(CLI::IsMember({"messages", "bytes", "average"}));
   show->add_option("--svg", show_options.svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
+  show->add_option("--histograms", show_options.histograms_of,
+                   "instead: the message-size histograms of this sender rank, per peer")
+      ->check(CLI::NonNegativeNumber);
 
   auto* place = app.add_subcommand("place", "process placement from a job's traffic over a machine topology (TreeMatch)");
   PlaceOptions place_options;
