@@ -14,6 +14,7 @@ packages=(
   libscotch-dev                        # Scotch, the placement reference
   valgrind time python3                # benchmarks (instruction counts, peak memory)
   lammps lammps-examples               # a real application in the tests
+  chromium                             # renders the HTML report in a test (headless)
 )
 missing=()
 for p in "${packages[@]}"; do

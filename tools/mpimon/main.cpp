@@ -4,6 +4,7 @@
 //   mpimon matrix <dumps...>              message matrices from a job file or .prof dumps
 //   mpimon show <dumps...>                heatmaps (terminal, SVG)
 //   mpimon place <dumps...> --topology T  process placement (TreeMatch), rankfile, reorder keys
+//   mpimon report <dumps...> [-o F]       a self-contained HTML report
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "atomic_file.h"
 #include "heatmap.h"
 #include "launcher.h"
+#include "report.h"
 #include "scotch_mapping.h"
 #include "topology.h"
 #include "treematch.h"
@@ -257,6 +259,12 @@ int main(int argc, char** argv) {
   place->add_option("--keys", place_options.keys, "write rank reordering keys (for MPI_Comm_split)");
   place->add_option("--host", place_options.host, "host name in the rankfile");
 
+  auto* report = app.add_subcommand("report", "one self-contained HTML page about a job (viewable offline)");
+  std::vector<std::string> report_inputs;
+  std::string report_output = "mpimon-report.html";
+  report->add_option("dumps", report_inputs, "a job file, .prof files, folders holding them, or a dump prefix")->required();
+  report->add_option("-o,--output", report_output, "the HTML file to write");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run) {
@@ -271,6 +279,15 @@ int main(int argc, char** argv) {
     if (*matrix) return run_matrix(matrix_options);
     if (*show) return run_show(show_options);
     if (*place) return run_place(place_options);
+    if (*report) {
+      if (std::string error = write_file_atomically(report_output, format_html_report(expand_dump_arguments(report_inputs)));
+          !error.empty()) {
+        std::cerr << "mpimon report: " << error << '\n';
+        return 1;
+      }
+      std::cout << "report: " << report_output << '\n';
+      return 0;
+    }
   } catch (const FormatError& e) {
     std::cerr << "mpimon: " << e.what() << '\n';
     return 2;

@@ -25,6 +25,22 @@ std::string escape_name(std::string_view name, bool escape_space) {
   return out;
 }
 
+std::string unescape_name(std::string_view field) {
+  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '%' && i + 2 < field.size() && hex(field[i + 1]) >= 0 &&
+        hex(field[i + 2]) >= 0) {
+      const char c = static_cast<char>(hex(field[i + 1]) * 16 + hex(field[i + 2]));
+      if (c != '\0') out += c;
+      i += 2;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
 std::string iso8601_utc(long long seconds) {
   const std::time_t t = static_cast<std::time_t>(seconds);
   std::tm tm{};

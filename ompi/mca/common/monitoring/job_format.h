@@ -75,6 +75,8 @@ JobFile read_job_file(const std::string& path);  // throws FormatError
 // A communicator or window name as one field of a dump line: `%`, control characters
 // and (when `escape_space`) spaces become %XX (upper-case hex); never empty ("%00").
 std::string escape_name(std::string_view name, bool escape_space);
+// Its inverse (a malformed %XX is kept as it is).
+std::string unescape_name(std::string_view field);
 
 // UTC "YYYY-MM-DDThh:mm:ssZ" of a time_t.
 std::string iso8601_utc(long long seconds_since_epoch);
