@@ -41,3 +41,19 @@ TEST(Place, BadTopologyAndTooManyProcessesAreClearErrors4Ranks) {
   EXPECT_EQ(small.exit_code, 2);
   EXPECT_NE(small.output.find("4 processes do not fit on 2 cores"), std::string::npos) << small.output;
 }
+
+TEST(ReorderApi, ReorderedCommunicatorKeepsHeavyPartnersInOnePackage8Ranks) {
+  const JobResult job = run_job(8, {"-x", "MPIMON_REORDER_TOPOLOGY=pack:2 core:4 pu:1", "--mca", "pml_monitoring_enable",
+                                    "2", kExample, "reorder"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  // Partners w and w+4 exchange 64 KiB both ways: 8 x 64 KiB cross the package boundary
+  // with rank i on core i, none once reordered.
+  EXPECT_NE(job.output.find("reorder: bytes across the halves 524288 before, 0 after"), std::string::npos)
+      << job.output;
+}
+
+TEST(ReorderApi, WithoutMonitoringSaysSoAndKeepsTheOrder4Ranks) {
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "0", kExample, "reorder"});
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.output.find("reorder: not available"), std::string::npos) << job.output;
+}
