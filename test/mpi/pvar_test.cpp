@@ -81,6 +81,11 @@ TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
     }
   }
   EXPECT_EQ(total, prof_records(job.folder, "final", 4));
+  // mpimon matrix sums phase files (phase 1 included) to the finalize totals.
+  const JobResult phases = run_shell(job.folder, MPIMON_BIN " matrix phase_1 phase_2 phase_3 --format csv --category external");
+  const JobResult finals = run_shell(job.folder, MPIMON_BIN " matrix final --format csv --category external");
+  ASSERT_EQ(phases.exit_code, 0) << phases.output;
+  EXPECT_EQ(phases.output, finals.output);
   // Phase n holds exactly n ring messages of 8 bytes per rank.
   for (int phase = 1; phase <= 3; ++phase) {
     const auto records = prof_records(job.folder, "phase_" + std::to_string(phase), 4);
