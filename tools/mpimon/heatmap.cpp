@@ -111,7 +111,9 @@ std::string colour(double t) {
   return text;
 }
 
-std::string xml_escape(const std::string& s) {
+}  // namespace
+
+std::string escape_markup(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '<') out += "&lt;";
@@ -122,8 +124,6 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-}  // namespace
-
 std::string format_svg_heatmap(const Grid& g, const std::string& title) {
   const int cell = std::max(4, 640 / std::max(1, g.bins));
   const int left = 80, top = 50, side = cell * g.bins, bar = 20;
@@ -132,7 +132,7 @@ std::string format_svg_heatmap(const Grid& g, const std::string& title) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
                   std::to_string(height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"" + std::to_string(left) + "\" y=\"20\" font-size=\"14\">" + xml_escape(title) + "</text>\n";
+  s += "<text x=\"" + std::to_string(left) + "\" y=\"20\" font-size=\"14\">" + escape_markup(title) + "</text>\n";
   s += "<text x=\"" + std::to_string(left + side / 2) + "\" y=\"" + std::to_string(top - 22) +
        "\" text-anchor=\"middle\">receiver</text>\n";
   s += "<text x=\"15\" y=\"" + std::to_string(top + side / 2) + "\" transform=\"rotate(-90 15 " +
@@ -142,8 +142,8 @@ std::string format_svg_heatmap(const Grid& g, const std::string& title) {
       const double v = g.at(r, c);
       s += "<rect x=\"" + std::to_string(left + c * cell) + "\" y=\"" + std::to_string(top + r * cell) +
            "\" width=\"" + std::to_string(cell) + "\" height=\"" + std::to_string(cell) + "\" fill=\"" +
-           (v > 0 ? colour(level(v, max)) : std::string("#f4f4f4")) + "\"><title>" + xml_escape(g.label(r)) +
-           " -> " + xml_escape(g.label(c)) + ": " + short_number(v) + "</title></rect>\n";
+           (v > 0 ? colour(level(v, max)) : std::string("#f4f4f4")) + "\"><title>" + escape_markup(g.label(r)) +
+           " -> " + escape_markup(g.label(c)) + ": " + short_number(v) + "</title></rect>\n";
     }
   }
   // Axis labels: at most about 16 per axis.
@@ -196,10 +196,7 @@ std::string bucket_label(int bucket) {
 std::string format_size_histograms(const std::vector<std::string>& files, int32_t sender, Selection selection) {
   std::map<int32_t, std::array<uint64_t, kHistogramBuckets>> per_peer;
   for (const std::string& path : files) {
-    std::ifstream probe(path);
-    std::string first;
-    std::getline(probe, first);
-    if (first.rfind("# mpimon job file", 0) == 0) {
+    if (is_job_file(path)) {
       for_each_job_record(read_dump_text(path), path, [&](const JobRecord& r) {
         if (r.source != sender || (!selection.all && r.category != selection.category)) return;
         auto& h = per_peer[r.destination];

@@ -26,6 +26,8 @@ struct Grid {
 Grid bin_matrix(const TrafficMatrix& matrix, Selection selection, Metric metric, int32_t max_bins = 64);
 
 std::string format_terminal_heatmap(const Grid& grid, const std::string& title);
+// Text for HTML/SVG: <, > and & escaped.
+std::string escape_markup(const std::string& text);
 std::string format_svg_heatmap(const Grid& grid, const std::string& title);
 
 }  // namespace mpimon::tools

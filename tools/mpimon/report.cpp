@@ -12,23 +12,6 @@ namespace mpimon::tools {
 
 namespace {
 
-std::string html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
-
-bool is_job_file(const std::string& path) {
-  std::ifstream in(path);
-  std::string first;
-  std::getline(in, first);
-  return first.rfind("# mpimon job file", 0) == 0;
-}
 
 const char* const kTitles[kCategoryCount] = {"Point-to-point, application (E)", "Point-to-point, internal (I)",
                                               "Collectives, logical pattern (C)", "One-sided, sent (S)",
@@ -56,8 +39,8 @@ std::string format_html_report(const std::vector<std::string>& files) {
       "</head><body>\n<h1>mpimon report</h1>\n";
   out += "<p>" + std::to_string(matrix.ranks()) + " ranks";
   if (have_header)
-    out += ", Open MPI " + html(header.open_mpi_version) + ", monitoring level " +
-           std::to_string(header.enable_level) + ", from " + html(header.start_time) + " to " + html(header.end_time);
+    out += ", Open MPI " + escape_markup(header.open_mpi_version) + ", monitoring level " +
+           std::to_string(header.enable_level) + ", from " + escape_markup(header.start_time) + " to " + escape_markup(header.end_time);
   out += ".</p>\n";
 
   // Totals per category.
@@ -110,21 +93,21 @@ std::string format_html_report(const std::vector<std::string>& files) {
   // Message sizes of the busiest sender.
   if (!talks.empty()) {
     out += "<h2>Message sizes</h2>\n<pre>" +
-           html(format_size_histograms(files, talks.front().source, Selection{true})) + "</pre>\n";
+           escape_markup(format_size_histograms(files, talks.front().source, Selection{true})) + "</pre>\n";
   }
 
   // Collective classes and RMA synchronisation, from the job file's annotations.
   std::string classes, sync;
   for (const JobAnnotation& a : annotations) {
     if (a.keyword == "collectives" && a.fields.size() == 8) {
-      classes += "<tr><td>" + html(a.fields[0]) + "</td><td style=\"text-align:left\">" + html(unescape_name(a.fields[1])) +
+      classes += "<tr><td>" + escape_markup(a.fields[0]) + "</td><td style=\"text-align:left\">" + escape_markup(unescape_name(a.fields[1])) +
                  "</td>";
-      for (int i = 2; i < 8; ++i) classes += "<td>" + html(a.fields[i]) + "</td>";
+      for (int i = 2; i < 8; ++i) classes += "<td>" + escape_markup(a.fields[i]) + "</td>";
       classes += "</tr>\n";
     } else if (a.keyword == "window_sync" && a.fields.size() == 5) {
-      sync += "<tr><td>" + html(a.fields[0]) + "</td><td style=\"text-align:left\">" + html(unescape_name(a.fields[1])) +
-              "</td><td style=\"text-align:left\">" + html(a.fields[2]) + "</td><td>" + html(a.fields[3]) +
-              "</td><td>" + html(a.fields[4]) + "</td></tr>\n";
+      sync += "<tr><td>" + escape_markup(a.fields[0]) + "</td><td style=\"text-align:left\">" + escape_markup(unescape_name(a.fields[1])) +
+              "</td><td style=\"text-align:left\">" + escape_markup(a.fields[2]) + "</td><td>" + escape_markup(a.fields[3]) +
+              "</td><td>" + escape_markup(a.fields[4]) + "</td></tr>\n";
     }
   }
   out += "<h2>Collectives per communicator</h2>\n";

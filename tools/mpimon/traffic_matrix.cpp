@@ -89,16 +89,12 @@ std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& a
   return files;
 }
 
-namespace {
-
 bool is_job_file(const std::string& path) {
   std::ifstream in(path);
   std::string first;
   std::getline(in, first);
   return first.rfind("# mpimon job file", 0) == 0;
 }
-
-}  // namespace
 
 TrafficMatrix read_dump_files(const std::vector<std::string>& paths) {
   TrafficMatrix matrix;

@@ -43,7 +43,9 @@ class TrafficMatrix {
 // files, anything else is a prefix P giving P.<rank>.prof. Sorted by rank. Throws
 // FormatError when nothing matches.
 std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& arguments);
-// Reads job files (recognised by their first line) and .prof files into one matrix.
+// A job file is recognised by its first line (anything else is read as .prof).
+bool is_job_file(const std::string& path);
+// Reads job files and .prof files into one matrix.
 TrafficMatrix read_dump_files(const std::vector<std::string>& paths);
 
 enum class Metric { messages, bytes, average };  // average: bytes / messages
