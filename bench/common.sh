@@ -30,3 +30,15 @@ clean_mpi_environment() {
   fi
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 }
+
+# Copies our plugin folder to $1/lib-mpimon (sets snapdir): a rebuild of the build tree
+# during the measurement must not mix two versions into one table.
+snapshot_plugins() {
+  snapdir=$1/lib-mpimon
+  mkdir "$snapdir"
+  cp -a "$plugindir"/. "$snapdir"/
+  for f in "$plugindir"/*.so*; do
+    [[ -f $f ]] || continue
+    cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
+  done
+}

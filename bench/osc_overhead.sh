@@ -139,15 +139,7 @@ exec "$@"
 EOF
 chmod +x "$wrapper"
 
-# A snapshot of our plugin directory: a rebuild during the measurement must not mix two
-# versions into one table.
-snapdir=$work/lib-mpimon
-mkdir "$snapdir"
-cp -a "$plugindir"/. "$snapdir"/
-for f in "$plugindir"/*.so*; do
-  [[ -f $f ]] || continue
-  cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
-done
+snapshot_plugins "$work"
 our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
 
 # Sum of callgrind_annotate rows (self or inclusive) whose text matches an awk regex.

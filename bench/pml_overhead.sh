@@ -104,16 +104,8 @@ exec "$@"
 EOF
 chmod +x "$wrapper"
 
-# Run a snapshot of our plugin directory (and of the program): a rebuild of the build
-# tree during the ~1 minute of measurement must not mix two versions into one table.
-snapdir=$work/lib-mpimon
-mkdir "$snapdir"
-cp -a "$plugindir"/. "$snapdir"/
+snapshot_plugins "$work"
 cp -p "$exe" "$work/mpimon_bench_isend"
-for f in "$plugindir"/*.so*; do
-  [[ -f $f ]] || continue
-  cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
-done
 exe=$work/mpimon_bench_isend
 our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
 

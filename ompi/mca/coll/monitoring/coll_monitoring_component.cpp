@@ -82,14 +82,7 @@ void register_class_variables() {
 }
 
 int component_register() {
-  using mpimon::Category;
-  using mpimon::pvars::Metric;
-  mpimon::pvars::register_peer_variable("coll", "messages_count",
-                                        "Number of collective messages sent to each peer of a communicator (mpimon)",
-                                        Category::coll, Metric::messages);
-  mpimon::pvars::register_peer_variable("coll", "messages_size",
-                                        "Bytes of collectives sent to each peer of a communicator (mpimon)",
-                                        Category::coll, Metric::bytes);
+  mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   return OMPI_SUCCESS;
 }

@@ -142,6 +142,14 @@ int register_peer_variable(const char* framework, const char* name, const char* 
                                 read_peer_variable, nullptr, notify_peer_variable, variable);
 }
 
+void register_peer_variables(const char* framework, const char* name, const char* traffic, Category category) {
+  const std::string base(name);
+  const std::string count_description = std::string("Number of ") + traffic + " per peer of a communicator (mpimon)";
+  const std::string size_description = std::string("Bytes of ") + traffic + " per peer of a communicator (mpimon)";
+  register_peer_variable(framework, (base + "_count").c_str(), count_description.c_str(), category, Metric::messages);
+  register_peer_variable(framework, (base + "_size").c_str(), size_description.c_str(), category, Metric::bytes);
+}
+
 int register_flush_variable() {
   return mca_base_pvar_register("ompi", "pml", "monitoring", "flush",
                                 "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "

@@ -18,6 +18,10 @@ enum class Metric { messages, bytes };
 int register_peer_variable(const char* framework, const char* name, const char* description, Category category,
                            Metric metric);
 
+// The pair every layer has: <name>_count (messages) and <name>_size (bytes) of
+// `traffic` (e.g. "messages sent") in `category`.
+void register_peer_variables(const char* framework, const char* name, const char* traffic, Category category);
+
 // pml_monitoring_flush: a writable string (a file prefix). Stopping a handle writes
 // <prefix>.<world rank>.prof with the traffic since the previous flush (phase 0 starts at
 // MPI_Init); totals are never reset. An empty or NULL prefix disables the file.

@@ -134,22 +134,11 @@ int component_register() {
       MCA_BASE_VAR_SCOPE_READONLY, &sync_timing);
   using mpimon::Category;
   using mpimon::pvars::Metric;
-  mpimon::pvars::register_peer_variable("osc", "messages_sent_count",
-                                        "Number of one-sided operations this process sent data with (put, "
-                                        "accumulate, ...) to each peer of a communicator (mpimon)",
-                                        Category::osc_sent, Metric::messages);
-  mpimon::pvars::register_peer_variable("osc", "messages_sent_size",
-                                        "Bytes this process sent with one-sided operations to each peer of a "
-                                        "communicator (mpimon)",
-                                        Category::osc_sent, Metric::bytes);
-  mpimon::pvars::register_peer_variable("osc", "messages_recv_count",
-                                        "Number of one-sided operations this process received data with (get, "
-                                        "fetching atomics, ...) from each peer of a communicator (mpimon)",
-                                        Category::osc_recv, Metric::messages);
-  mpimon::pvars::register_peer_variable("osc", "messages_recv_size",
-                                        "Bytes this process received with one-sided operations from each peer of "
-                                        "a communicator (mpimon)",
-                                        Category::osc_recv, Metric::bytes);
+  mpimon::pvars::register_peer_variables("osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)",
+                                         Category::osc_sent);
+  mpimon::pvars::register_peer_variables("osc", "messages_recv",
+                                         "one-sided operations receiving data (get, fetching atomics, ...)",
+                                         Category::osc_recv);
   register_sync_variables();
   return OMPI_SUCCESS;
 }

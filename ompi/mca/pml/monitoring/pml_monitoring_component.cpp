@@ -152,14 +152,7 @@ int component_register() {
 
   // Registered with mca_base_pvar_register (not tied to the component's variable group):
   // they stay valid for the whole run; we are never closed anyway (see above).
-  using mpimon::Category;
-  using mpimon::pvars::Metric;
-  mpimon::pvars::register_peer_variable("pml", "messages_count",
-                                        "Number of messages sent to each peer of a communicator (mpimon)",
-                                        Category::external, Metric::messages);
-  mpimon::pvars::register_peer_variable("pml", "messages_size",
-                                        "Bytes sent to each peer of a communicator (mpimon)", Category::external,
-                                        Metric::bytes);
+  mpimon::pvars::register_peer_variables("pml", "messages", "messages sent", mpimon::Category::external);
   mpimon::pvars::register_flush_variable();
   return OMPI_SUCCESS;
 }
