@@ -168,7 +168,7 @@ TEST(Osc, OtherComponentsChosenAtRunTimeSmAndUcx4Ranks) {
 }
 
 TEST(Osc, SyncCallsCountedAndTimedPerWindowInProfAndJobFile4Ranks) {
-  const JobResult job = run_osc(4, {}, {"sync"});
+  const JobResult job = run_osc(4, {"--mca", "osc_monitoring_sync_timing", "1"}, {"sync"});
   expect_every_rank_ok(job, 4, "sync");  // includes the sync_count / sync_time pvars on the window
   const SyncLines lines = read_sync_lines(job.folder, 4);
   // Per rank: "sync window" (named): 2 fences + 2 read by the count pvar + 1 by the time
@@ -204,7 +204,7 @@ TEST(Osc, SyncCallsCountedAndTimedPerWindowInProfAndJobFile4Ranks) {
 }
 
 TEST(Osc, FreedWindowsOfTheSameNameAreMerged4Ranks) {
-  const JobResult job = run_osc(4, {}, {"many_windows"});
+  const JobResult job = run_osc(4, {"--mca", "osc_monitoring_sync_timing", "1"}, {"many_windows"});
   expect_every_rank_ok(job, 4, "many_windows");
   const SyncLines lines = read_sync_lines(job.folder, 4);
   // 1000 windows created and freed one after the other: all "window 1", one entry.
@@ -256,8 +256,8 @@ TEST(Osc, PmlMonitoringOffLeavesOscUnmonitored4Ranks) {
   EXPECT_TRUE(fs::is_empty(job.folder));
 }
 
-TEST(Osc, SyncTimingOffKeepsTrafficAndDropsSyncLines4Ranks) {
-  const JobResult job = run_osc(4, {"--mca", "osc_monitoring_sync_timing", "0"}, {"ops"});
+TEST(Osc, SyncTimingOffByDefaultKeepsTrafficAndDropsSyncLines4Ranks) {
+  const JobResult job = run_osc(4, {}, {"ops"});
   expect_every_rank_ok(job, 4, "ops");
   EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4));
   EXPECT_FALSE(has_sync_lines(job.folder, 4));

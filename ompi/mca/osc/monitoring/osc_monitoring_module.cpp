@@ -630,7 +630,7 @@ int Wrappers<threaded, tsc>::free(ompi_win_t* win) {
 
 const ompi_osc_base_module_t* wrappers = nullptr;  // the table chosen by start_layer
 
-bool timing_sync = true;  // osc_monitoring_sync_timing
+bool timing_sync = false;  // osc_monitoring_sync_timing
 
 // Each slot of `module` gets ours, unless the component left it NULL (MPI then reports
 // the operation as unsupported, as without us). Without synchronisation timing, the
