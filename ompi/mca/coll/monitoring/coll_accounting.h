@@ -40,24 +40,31 @@ namespace mpimon::coll {
 class Sends {
  public:
   Sends(Engine& engine, const LocalJob& job, ompi_communicator_t* comm) : engine_(engine), job_(job), comm_(comm) {}
+  // Totals only, nothing recorded: what a collective will send, for its MPI_T begin event.
+  struct TotalsOnly {};
+  Sends(TotalsOnly, Engine& engine, const LocalJob& job, ompi_communicator_t* comm)
+      : engine_(engine), job_(job), comm_(comm), record_(false) {}
 
   // `bytes` to rank `peer` of the communicator's remote group (the group itself for an
   // intracommunicator).
   void to(int peer, uint64_t bytes) {
+    total_ += bytes;
+    ++messages_;
+    if (!record_) return;
     int32_t world = peer;  // on MPI_COMM_WORLD the rank is the world rank
     if (comm_ != &ompi_mpi_comm_world.comm && !find_world_rank(comm_, peer, job_, world)) {
       engine_.record_other_job(Category::coll, bytes);
     } else {
       engine_.record(world, Category::coll, bytes);
     }
-    total_ += bytes;
-    ++messages_;
   }
   // The common all-to-all case, one histogram bucket for all.
   [[gnu::always_inline]] void to_every_other(uint64_t bytes) {
     const int n = remote_size(), me = inter() ? -1 : comm_->c_my_rank;
     const unsigned bucket = histogram_bucket(bytes);
-    if (comm_ == &ompi_mpi_comm_world.comm && !engine_.threaded()) {
+    if (!record_) {
+      // totals only
+    } else if (comm_ == &ompi_mpi_comm_world.comm && !engine_.threaded()) {
       // Peers are world ranks 0..n-1: walk their keys directly, each usually in its home
       // slot (no other thread can insert meanwhile).
       CounterTable& table = engine_.counters();
@@ -99,6 +106,7 @@ class Sends {
   ompi_communicator_t* comm_;
   uint64_t total_ = 0;
   uint64_t messages_ = 0;
+  bool record_ = true;
 };
 
 inline uint64_t packed(int count, const ompi_datatype_t* type) {

@@ -6,6 +6,8 @@
 #include <climits>
 #include <cstring>
 
+#include <opal/mca/base/mca_base_component_repository.h>
+
 #include "component_version.h"
 #include "pvars.h"
 #include "runtime.h"
@@ -102,6 +104,10 @@ bool layer_active() {
     mpimon::coll::start();
     runtime.add_layer(mpimon::coll::set_recording);
     runtime.add_dump_provider(dump_communicators);
+    // The runtime calls dump_communicators at MPI_Finalize, and the events library keeps
+    // writing our listening flags as long as tools allocate and free handles (also after
+    // MPI_Finalize): our code and data must stay loaded.
+    mca_base_component_repository_retain_component("coll", "monitoring");
     return true;
   }();
   return started && mpimon::coll::recording_now();  // not on our own private communicator

@@ -9,9 +9,11 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "coll_accounting.h"
+#include "coll_monitoring_events.h"
 #include "runtime.h"
 
 namespace mpimon::coll {
@@ -77,13 +79,38 @@ int call_saved(Fn fn, mca_coll_base_module_t* module, Tuple& args, std::index_se
   return fn(std::get<I>(args)..., module);
 }
 
-template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, typename Fn>
+// Position of the communicator among a slot's arguments, and the root argument: the int
+// right before the communicator in every rooted collective (bcast, gather(v), reduce,
+// scatter(v) and their i-forms); other slots have none (-1).
+template <typename... Args>
+constexpr size_t comm_position() {
+  constexpr bool is_comm[] = {std::is_same_v<Args, ompi_communicator_t*>...};
+  for (size_t i = 0; i < sizeof...(Args); ++i)
+    if (is_comm[i]) return i;
+  return sizeof...(Args);
+}
+
+template <typename... Args>
+int32_t root_of(Args... args) {
+  constexpr size_t c = comm_position<Args...>();
+  if constexpr (c > 0 && c < sizeof...(Args)) {
+    using Before = std::tuple_element_t<c - 1, std::tuple<Args...>>;
+    if constexpr (std::is_same_v<Before, int>) return std::get<c - 1>(std::forward_as_tuple(args...));
+  }
+  return -1;
+}
+
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, int Kind, typename Fn>
 struct Wrapper;
 
-template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, typename... Args>
-struct Wrapper<FnMember, ModuleMember, Rule, Class, int (*)(Args...)> {
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, int Kind, typename... Args>
+struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
+  static constexpr size_t n = sizeof...(Args);
+  // Nonblocking slots end with (..., comm, request, module).
+  static constexpr bool nonblocking = std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
+
   static int call(Args... args) {
-    constexpr size_t n = sizeof...(Args);
+    if (events_listened() && nesting == 0) [[unlikely]] return call_with_events(args...);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
     ++nesting;
@@ -91,9 +118,48 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, int (*)(Args...)> {
         call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
     if (--nesting != 0 || rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed))
       return rc;  // nested, or an error: record nothing
+    record(self, args...);
+    return rc;
+  }
+
+  static void record(Module* self, Args... args) {
     Sends sends(*engine, job, self->comm);
     Rule::apply(sends, args...);
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
+  }
+
+  // The application's collective while a tool listens: begin event, the call, the
+  // accounting, end event (now, or at request completion).
+  [[gnu::noinline]] static int call_with_events(Args... args) {
+    auto arguments = std::forward_as_tuple(args...);
+    auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
+    const bool recording_on = recording.load(std::memory_order_relaxed);  // off: our own dump
+    const MPI_T_cb_safety context = call_context();
+    mpimon_coll_event event{};
+    event.comm_id = static_cast<int32_t>(self->comm->c_contextid);
+    event.kind = Kind;
+    event.root = root_of(args...);
+    {
+      Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm);
+      Rule::apply(totals, args...);
+      event.bytes = totals.total();
+    }
+    if (recording_on && begin_listened()) raise_begin(self->comm, event, context);
+    ++nesting;
+    const int rc =
+        call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
+    --nesting;
+    if (rc != OMPI_SUCCESS || !recording_on) return rc;
+    record(self, args...);
+    if (end_listened()) {
+      if constexpr (nonblocking) {
+        ompi_request_t* request = *std::get<n - 2>(arguments);
+        event.request = reinterpret_cast<uintptr_t>(request);
+        raise_end_at_completion(request, self->comm, event);
+      } else {
+        raise_end(self->comm, event, context);
+      }
+    }
     return rc;
   }
 };
@@ -176,19 +242,20 @@ MPIMON_RULE(neighbor_alltoallw);
 
 #define MPIMON_COUNT_SLOT(name, rule, klass) +1
 static_assert(0 MPIMON_COLL_SLOTS(MPIMON_COUNT_SLOT) == kSlotCount, "kSlotCount matches the table");
+static_assert(MPIMON_COLL_KIND_COUNT == kSlotCount, "every counted slot has an event kind (communication_events.h)");
 #undef MPIMON_COUNT_SLOT
 
-template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class>
+template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, int Kind>
 constexpr auto wrapper_for() {
   using Fn = std::remove_reference_t<decltype(std::declval<mca_coll_base_comm_coll_t>().*FnMember)>;
-  return &Wrapper<FnMember, ModuleMember, Rule, Class, Fn>::call;
+  return &Wrapper<FnMember, ModuleMember, Rule, Class, Kind, Fn>::call;
 }
 
 void install_wrappers(Module* m) {
 #define MPIMON_INSTALL(name, rule, klass)                                                                         \
   m->super.coll_##name = wrapper_for<&mca_coll_base_comm_coll_t::coll_##name,                                     \
                                      &mca_coll_base_comm_coll_t::coll_##name##_module, rule##_rule,              \
-                                     CollectiveClass::klass>();
+                                     CollectiveClass::klass, MPIMON_COLL_KIND_##name>();
   MPIMON_COLL_SLOTS(MPIMON_INSTALL)
 #undef MPIMON_INSTALL
 }
@@ -240,6 +307,9 @@ int module_disable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   }
   if (m->classes != nullptr) Runtime::instance().communicators.close(m->classes, comm->c_name);
   m->classes = nullptr;
+  // Event registrations bound to this communicator end here (a later communicator at the
+  // same address does not inherit them).
+  mpimon_events_object_freed(MPI_T_BIND_MPI_COMM, comm);
   return OMPI_SUCCESS;
 }
 
@@ -261,6 +331,7 @@ bool recording_now() { return recording.load(std::memory_order_relaxed); }
 void start() {
   job = LocalJob::of_this_process();
   engine = &Runtime::instance().engine;
+  start_events(engine->threaded());
 }
 
 const CommunicatorClasses* classes_of(const ompi_communicator_t* comm) {

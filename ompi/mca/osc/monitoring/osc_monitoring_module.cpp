@@ -19,12 +19,15 @@
 // shared_query, attach and detach are forwarded untouched; free forwards, then forgets
 // the window (its times stay in the window_sync registry under its name).
 #include "osc_monitoring.h"
+#include "osc_monitoring_events.h"
 
 #include <atomic>
 #include <bit>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "engine.h"
@@ -261,14 +264,60 @@ constexpr int kNoWindow = OMPI_ERR_NOT_FOUND;
 
 using Module = ompi_osc_base_module_t;
 
-// The wrappers for one kind of process (threaded: MPI_THREAD_MULTIPLE) and clock (tsc:
-// the time-stamp counter, else steady_clock).
+// Whether two slot member pointers (of possibly different types) are the same slot.
+template <auto a, auto b>
+constexpr bool same_slot() {
+  if constexpr (std::is_same_v<decltype(a), decltype(b)>) return a == b;
+  else return false;
+}
+
+// Which MPI_T event kind a data slot is (communication_events.h).
+template <auto slot>
+constexpr int op_kind() {
+  using M = ompi_osc_base_module_t;
+  if constexpr (same_slot<slot, &M::osc_put>()) return MPIMON_OSC_OP_put;
+  else if constexpr (same_slot<slot, &M::osc_rput>()) return MPIMON_OSC_OP_rput;
+  else if constexpr (same_slot<slot, &M::osc_get>()) return MPIMON_OSC_OP_get;
+  else if constexpr (same_slot<slot, &M::osc_rget>()) return MPIMON_OSC_OP_rget;
+  else if constexpr (same_slot<slot, &M::osc_accumulate>()) return MPIMON_OSC_OP_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_raccumulate>()) return MPIMON_OSC_OP_raccumulate;
+  else if constexpr (same_slot<slot, &M::osc_get_accumulate>()) return MPIMON_OSC_OP_get_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_rget_accumulate>()) return MPIMON_OSC_OP_rget_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_fetch_and_op>()) return MPIMON_OSC_OP_fetch_and_op;
+  else return MPIMON_OSC_OP_compare_and_swap;
+}
+
+// The target argument of the synchronisation calls that have one (window rank), else -1.
+template <SyncKind kind, typename... Args>
+int sync_target(Args... args) {
+  auto a = std::forward_as_tuple(args...);
+  if constexpr (kind == SyncKind::lock) return std::get<1>(a);  // (lock_type, target, assert, win)
+  else if constexpr (kind == SyncKind::unlock || kind == SyncKind::flush || kind == SyncKind::flush_local)
+    return std::get<0>(a);  // (target, win)
+  else return -1;
+}
+
+// The window among a synchronisation call's arguments (last, except for MPI_Win_test).
+template <typename First, typename... Rest>
+const ompi_win_t* window_argument(First first, Rest... rest) {
+  if constexpr (std::is_same_v<First, ompi_win_t*>) return first;
+  else return window_argument(rest...);
+}
+
+// World rank of a target (window group rank), -1 for another job's process.
+inline int32_t world_of(const WindowState& s, int target) {
+  return s.world_order ? target : world_rank_in_group(s.group, target, hot.job);
+}
+
+// The wrappers for one kind of process (threaded: MPI_THREAD_MULTIPLE), clock (tsc: the
+// time-stamp counter, else steady_clock) and whether synchronisation calls are timed
+// (osc_monitoring_sync_timing; untimed synchronisation wrappers exist for the events).
 //
 // Hot paths: each frequent wrapper (put, get, accumulate and their request forms, every
 // synchronisation call) is a fast twin that handles the common case without saving a
 // register it does not need (the cached window, the cached peer counters) and otherwise
 // tail-calls its slow twin (same signature), which handles every case.
-template <bool threaded, bool tsc>
+template <bool threaded, bool tsc, bool timing>
 struct Wrappers {
   static uint64_t now() { return tsc ? SyncClock::tsc_now() : SyncClock::steady_now(); }
 
@@ -276,6 +325,7 @@ struct Wrappers {
   // One operation moving `bytes` of `category` data with target `target`.
   template <Category category, auto slot, auto slow, typename... Args>
   [[gnu::always_inline]] static int data_fast(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
+    if (op_events_listened()) [[unlikely]] return slow(args...);
     if constexpr (!threaded) {
       WindowState* s = hot.last.load(std::memory_order_relaxed);
       if (s->win.load(std::memory_order_relaxed) == win) [[likely]] {
@@ -298,7 +348,12 @@ struct Wrappers {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
     const int rc = (s->original.*slot)(args...);
-    if (rc == OMPI_SUCCESS) record<threaded>(*s, target, category, bytes);
+    if (rc == OMPI_SUCCESS) {
+      record<threaded>(*s, target, category, bytes);
+      if (op_events_listened()) [[unlikely]]
+        raise_op(win, op_kind<slot>(), world_of(*s, target), target, category == Category::osc_sent ? bytes : 0,
+                 category == Category::osc_recv ? bytes : 0);
+    }
     return rc;
   }
 
@@ -385,10 +440,16 @@ struct Wrappers {
   }
 
   // Fetching operations: sent data (none for MPI_NO_OP) and received result.
-  static void record_fetching(WindowState& s, int target, uint64_t sent, uint64_t received,
+  template <auto slot>
+  static void record_fetching(WindowState& s, ompi_win_t* win, int target, uint64_t sent, uint64_t received,
                               const struct ompi_op_t* op) {
-    if (!is_no_op(op)) record<threaded>(s, target, Category::osc_sent, sent);
+    if (is_no_op(op)) {
+      sent = 0;
+    } else {
+      record<threaded>(s, target, Category::osc_sent, sent);
+    }
     record<threaded>(s, target, Category::osc_recv, received);
+    if (op_events_listened()) [[unlikely]] raise_op(win, op_kind<slot>(), world_of(s, target), target, sent, received);
   }
   static int get_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
                             int result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
@@ -398,7 +459,7 @@ struct Wrappers {
     const int rc = s->original.osc_get_accumulate(origin, origin_count, origin_type, result, result_count,
                                                   result_type, target, disp, target_count, target_type, op, win);
     if (rc == OMPI_SUCCESS)
-      record_fetching(*s, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
+      record_fetching<&Module::osc_get_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
     return rc;
   }
   static int rget_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
@@ -411,7 +472,7 @@ struct Wrappers {
         s->original.osc_rget_accumulate(origin, origin_count, origin_type, result, result_count, result_type, target,
                                         disp, target_count, target_type, op, win, request);
     if (rc == OMPI_SUCCESS)
-      record_fetching(*s, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
+      record_fetching<&Module::osc_rget_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
     return rc;
   }
   static int fetch_and_op(const void* origin, void* result, ompi_datatype_t* type, int target, ptrdiff_t disp,
@@ -419,7 +480,7 @@ struct Wrappers {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
     const int rc = s->original.osc_fetch_and_op(origin, result, type, target, disp, op, win);
-    if (rc == OMPI_SUCCESS) record_fetching(*s, target, type->super.size, type->super.size, op);
+    if (rc == OMPI_SUCCESS) record_fetching<&Module::osc_fetch_and_op>(*s, win, target, type->super.size, type->super.size, op);
     return rc;
   }
   static int compare_and_swap(const void* origin, const void* compare, void* result, ompi_datatype_t* type,
@@ -430,6 +491,9 @@ struct Wrappers {
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, Category::osc_sent, type->super.size);
       record<threaded>(*s, target, Category::osc_recv, type->super.size);
+      if (op_events_listened()) [[unlikely]]
+        raise_op(win, MPIMON_OSC_OP_compare_and_swap, world_of(*s, target), target, type->super.size,
+                 type->super.size);
     }
     return rc;
   }
@@ -437,7 +501,10 @@ struct Wrappers {
   // --- synchronisation: timed ----------------------------------------------------------
   template <SyncKind kind, auto slot, typename... Args>
   [[gnu::always_inline]] static int timed_call(WindowState& s, Args... args) {
-    if constexpr (threaded) {
+    if (sync_events_listened()) [[unlikely]] return sync_with_events<kind, slot>(s, args...);
+    if constexpr (!timing) {
+      return (s.original.*slot)(args...);
+    } else if constexpr (threaded) {
       const uint64_t start = now();
       const int rc = (s.original.*slot)(args...);
       s.sync[kind].template add<true>(now() - start);
@@ -450,6 +517,18 @@ struct Wrappers {
       s.sync[kind].template add<false>(now() - s.sync_start);
       return rc;
     }
+  }
+  // A tool listens: begin event, the call (timed if timing is on), end event.
+  template <SyncKind kind, auto slot, typename... Args>
+  [[gnu::noinline]] static int sync_with_events(WindowState& s, Args... args) {
+    const ompi_win_t* win = window_argument(args...);
+    const int target = sync_target<kind>(args...);
+    raise_sync_begin(win, static_cast<int>(kind), target);
+    const uint64_t start = now();
+    const int rc = (s.original.*slot)(args...);
+    if constexpr (timing) s.sync[kind].template add<threaded>(now() - start);
+    raise_sync_end(win, static_cast<int>(kind), target, rc);
+    return rc;
   }
   template <SyncKind kind, auto slot, auto slow, typename... Args>
   [[gnu::always_inline]] static int timed(ompi_win_t* win, Args... args) {
@@ -615,8 +694,8 @@ std::string display_name(const WindowState& s, const ompi_win_t* win) {
   return name.empty() || name == s.component_name ? WindowSyncRegistry::default_name(s.number) : name;
 }
 
-template <bool threaded, bool tsc>
-int Wrappers<threaded, tsc>::free(ompi_win_t* win) {
+template <bool threaded, bool tsc, bool timing>
+int Wrappers<threaded, tsc, timing>::free(ompi_win_t* win) {
   WindowState* s = find_state(win);
   if (s == nullptr) [[unlikely]] return kNoWindow;
   const std::string name = display_name(*s, win);
@@ -624,6 +703,7 @@ int Wrappers<threaded, tsc>::free(ompi_win_t* win) {
   if (rc == OMPI_SUCCESS) {
     window_sync().close(s->sync_id, name);
     windows->remove(s);
+    mpimon_events_object_freed(MPI_T_BIND_MPI_WIN, win);  // its event registrations end here
   }
   return rc;
 }
@@ -634,13 +714,15 @@ bool timing_sync = false;  // osc_monitoring_sync_timing
 
 // Each slot of `module` gets ours, unless the component left it NULL (MPI then reports
 // the operation as unsupported, as without us). Without synchronisation timing, the
-// synchronisation slots keep the component's functions (no cost at all).
+// synchronisation slots keep the component's functions (no cost at all), unless the
+// application has initialised MPI_T: then a tool may want their events.
 void install(ompi_osc_base_module_t& module, const ompi_osc_base_module_t& ours) {
   auto set = [](auto& slot, auto wrapper) {
     if (slot != nullptr) slot = wrapper;
   };
+  const bool wrap_sync = timing_sync || tools_may_listen();
   auto set_sync = [&](auto& slot, auto wrapper) {
-    if (timing_sync) set(slot, wrapper);
+    if (wrap_sync) set(slot, wrapper);
   };
   set(module.osc_win_shared_query, ours.osc_win_shared_query);
   set(module.osc_win_attach, ours.osc_win_attach);
@@ -685,10 +767,13 @@ void start_layer(bool threaded, bool time_sync) {
   hot.job = LocalJob::of_this_process();
   hot.last.store(&no_window, std::memory_order_relaxed);
   const bool tsc = window_sync().clock().source() == SyncClock::Source::tsc;
-  if (threaded) {
-    wrappers = tsc ? &Wrappers<true, true>::table : &Wrappers<true, false>::table;
+  start_events(threaded);
+  if (!time_sync) {
+    wrappers = threaded ? &Wrappers<true, false, false>::table : &Wrappers<false, false, false>::table;
+  } else if (threaded) {
+    wrappers = tsc ? &Wrappers<true, true, true>::table : &Wrappers<true, false, true>::table;
   } else {
-    wrappers = tsc ? &Wrappers<false, true>::table : &Wrappers<false, false>::table;
+    wrappers = tsc ? &Wrappers<false, true, true>::table : &Wrappers<false, false, true>::table;
   }
 }
 

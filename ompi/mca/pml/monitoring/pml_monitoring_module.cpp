@@ -1,6 +1,9 @@
-// The send wrappers. Hot path: translate the peer to its world rank, pick the category
-// from the tag, record, then call the original PML function (a tail call).
+// The send wrappers. Hot path: test whether a tool listens to our MPI_T events (one
+// byte-word of this plugin's data), translate the peer to its world rank, pick the
+// category from the tag, record, then call the original PML function (a tail call).
+// The receive wrappers exist for the events only: without a listener they forward.
 #include "pml_monitoring.h"
+#include "pml_monitoring_events.h"
 
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
@@ -33,6 +36,8 @@ inline Category category_of(int tag) {
   return static_cast<Category>(static_cast<uint32_t>(tag >> 31) & state.internal_category);
 }
 
+}  // namespace
+
 // Any case (threads, other jobs, a block not in its home slot): through the engine.
 void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes) {
   const int32_t peer = world_rank_of(comm, dst, state.job);
@@ -42,6 +47,8 @@ void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes
     state.engine->record_other_job(category_of(tag), bytes);
   }
 }
+
+namespace {
 
 // The fast path, inlined into each wrapper: the slot of a peer of our job whose block
 // sits in its home slot (single-threaded process); else nullptr and the wrapper
@@ -72,6 +79,7 @@ inline void add_message(Counters& c, size_t bytes) {
 
 int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
   if (slot == nullptr) [[unlikely]] return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
   add_message(*slot->counters, count * datatype->super.size);
@@ -86,10 +94,23 @@ int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, in
 
 int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
   if (slot == nullptr) [[unlikely]] return send_slow(buf, count, datatype, dst, tag, mode, comm);
   add_message(*slot->counters, count * datatype->super.size);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
+int monitored_irecv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                    ompi_request_t** request) {
+  if (events_listened()) [[unlikely]] return irecv_with_events(buf, count, datatype, src, tag, comm, request);
+  return state.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
+}
+
+int monitored_recv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                   ompi_status_public_t* status) {
+  if (events_listened()) [[unlikely]] return recv_with_events(buf, count, datatype, src, tag, comm, status);
+  return state.original.pml_recv(buf, count, datatype, src, tag, comm, status);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -110,6 +131,12 @@ void record_persistent_send(const ompi_request_t* request) {
 
 int monitored_request_start(size_t count, ompi_request_t** requests);
 
+void started_with_events(size_t count, ompi_request_t** requests) {
+  for (size_t i = 0; i < count; ++i) {
+    if (is_ob1_send(requests[i])) persistent_send_started(requests[i]);
+  }
+}
+
 void rewrap_sends(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
     if (is_ob1_send(requests[i]) && requests[i]->req_start == state.original_request_start)
@@ -123,6 +150,7 @@ int monitored_request_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original_request_start(count, requests);
   rewrap_sends(count, requests);
+  if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
   return rc;
 }
 
@@ -154,6 +182,7 @@ int monitored_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original.pml_start(count, requests);
   if (state.ob1) rewrap_sends(count, requests);
+  if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
   return rc;
 }
 
@@ -164,6 +193,8 @@ void set_recording(bool on) {
   mca_pml.pml_send = on ? monitored_send : state.original.pml_send;
   mca_pml.pml_isend_init = on ? monitored_isend_init : state.original.pml_isend_init;
   mca_pml.pml_start = on ? monitored_start : state.original.pml_start;
+  mca_pml.pml_irecv = on ? monitored_irecv : state.original.pml_irecv;
+  mca_pml.pml_recv = on ? monitored_recv : state.original.pml_recv;
 }
 
 void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
@@ -175,6 +206,7 @@ void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   state.internal_category = static_cast<uint32_t>(split_internal ? Category::internal : Category::external);
   state.ob1 = selected_pml_is_ob1;
   state.original = mca_pml;
+  start_events(state.original, selected_pml_is_ob1, threaded);
   set_recording(true);
   Runtime::instance().add_layer(set_recording);
 }

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Instructions added per MPI_Isend + MPI_Wait by our MPI_T events: compiled out, built in
+# with nobody listening, an empty callback registered, and buffered delivery — next to no
+# monitoring and Debian's own component, in one run, measured with valgrind's callgrind.
+#
+#   bench/events_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
+#
+# The program mpimon_bench_events (bench/events_bench.cpp) runs on 2 ranks, 8-byte
+# messages on MPI_COMM_WORLD, twice per configuration (K1 and K2 iterations); world rank 0
+# runs under callgrind toggled on PMPI_Isend, PMPI_Wait and MPI_T_event_get_num, so one
+# iteration's cost is (total(K2) - total(K1)) / (K2 - K1).
+#
+# Configurations (program mode in brackets):
+#   none       pml_monitoring_enable 0 (plain)
+#   distro     Debian's pml/monitoring, enable 2 (plain)
+#   compiled-out  ours, enable 2, with our PML plugin built with MPIMON_PML_EVENTS=0
+#              (target mpimon_bench_pml_noevents), MPI_T initialised (idle)
+#   idle       ours, enable 2, events built in, MPI_T initialised, no handle (idle)
+#   empty      ours + empty callbacks on the 4 point-to-point events (empty)
+#   buffered   ours + the callbacks at MPI_T_CB_REQUIRE_NONE: queued, delivered by one
+#              MPI_T_event_get_num per iteration (buffered)
+# Targets (issue 5): idle - compiled-out <= 3; empty - idle <= 80.
+#
+# It is a benchmark: it prints a table and the verdicts, and exits 0 whatever the figures
+# (non-zero only when it cannot measure).
+#
+# Environment:
+#   MPIMON_BENCH_KEEP=1      keep the callgrind files and logs
+# OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
+set -euo pipefail
+
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+K1=1000
+K2=2000
+configs=(none distro compiled-out idle empty buffered)
+run_timeout=180
+
+for tool in valgrind mpirun.openmpi cmake timeout; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found (scripts/setup.sh installs everything)"
+done
+clean_mpi_environment
+
+[[ -f $builddir/CMakeCache.txt ]] || die "$builddir is not a CMake build directory (no CMakeCache.txt)"
+if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_events mpimon_bench_pml_noevents mca_pml_monitoring 2>&1); then
+  echo "$build_log" | tail -n 20 >&2
+  die "building the benchmark targets failed (output above)"
+fi
+exe=$builddir/bin/mpimon_bench_events
+noevents=$builddir/bench/lib-pml-noevents/mca_pml_monitoring.so
+[[ -x $exe && -f $noevents ]] || die "missing $exe or $noevents after the build"
+ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p' | head -n1)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-events-overhead.XXXXXX")
+work=$(cd "$work" && pwd -P)
+if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
+  note "keeping callgrind files and logs in $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+
+wrapper=$work/rank0_callgrind.sh
+cat >"$wrapper" <<'EOS'
+#!/bin/sh
+out=$1
+shift
+if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
+  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Isend --toggle-collect=PMPI_Wait \
+    --toggle-collect=MPI_T_event_get_num --callgrind-out-file="$out" "$@"
+fi
+exec "$@"
+EOS
+chmod +x "$wrapper"
+
+snapshot_plugins "$work"
+# The same plugins, with the PML plugin built without the events check.
+noevents_dir=$work/lib-mpimon-noevents
+cp -a "$snapdir" "$noevents_dir"
+cp "$noevents" "$noevents_dir/mca_pml_monitoring.so"
+cp -p "$exe" "$work/mpimon_bench_events"
+exe=$work/mpimon_bench_events
+
+# run_one CONFIG K -> callgrind's total instruction count
+run_one() {
+  local config=$1 k=$2
+  local out=$work/callgrind.$config.$k log=$work/log.$config.$k
+  local -a envs=(env -u OMPI_MCA_mca_base_component_path)
+  local enable=2 mode=idle
+  case $config in
+    none) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); enable=0; mode=plain ;;
+    distro) mode=plain ;;
+    compiled-out) envs+=("OMPI_MCA_mca_base_component_path=$noevents_dir:SYS_DEFAULT:USER_DEFAULT") ;;
+    idle) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
+    empty | buffered) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); mode=$config ;;
+  esac
+  rm -f "$out"
+  local rc=0
+  (cd "$work" && "${envs[@]}" LD_LIBRARY_PATH="$snapdir" timeout "$run_timeout" mpirun.openmpi -np 2 \
+    --mca btl self,vader --mca pml_monitoring_enable "$enable" "$wrapper" "$out" "$exe" "$mode" "$k") >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -n 20 "$log" >&2
+    die "run failed (exit status $rc): $config, K=$k"
+  fi
+  [[ -s $out ]] || { tail -n 20 "$log" >&2; die "no callgrind output for $config, K=$k"; }
+  local objs
+  objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
+  case $config in
+    none) ! grep -q 'mca_pml_monitoring' <<<"$objs" || die "config none ran a monitoring component" ;;
+    distro) grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qv "$work" || die "config distro: Debian's component did not run" ;;
+    compiled-out) grep -qxF "$noevents_dir/mca_pml_monitoring.so" <<<"$objs" || die "config compiled-out: the events-less plugin did not run" ;;
+    *) grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
+  esac
+  local total
+  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] || die "callgrind counted nothing for $config, K=$k"
+  echo "$total"
+}
+
+declare -A per
+n=0
+start=$SECONDS
+for config in "${configs[@]}"; do
+  printf '%s: runs %d-%d of %d: %-12s K=%d and %d\n' "$prog" $((n + 1)) $((n + 2)) $((${#configs[@]} * 2)) "$config" "$K1" "$K2" >&2
+  n=$((n + 2))
+  t1=$(run_one "$config" "$K1")
+  t2=$(run_one "$config" "$K2")
+  per[$config]=$(awk -v a="$t1" -v b="$t2" -v k1="$K1" -v k2="$K2" 'BEGIN {printf "%.2f", (b - a) / (k2 - k1)}')
+done
+elapsed=$((SECONDS - start))
+
+fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
+  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
+  if (sign != "" && v >= 0) r = "+" r; print r }'; }
+diff_of() { awk -v a="${per[$1]}" -v b="${per[$2]}" 'BEGIN {printf "%.2f", a - b}'; }
+label() {
+  case $1 in
+    none) echo "none (pml_monitoring_enable 0)" ;;
+    distro) echo "distro (Debian's pml/monitoring)" ;;
+    compiled-out) echo "mpimon, events compiled out" ;;
+    idle) echo "mpimon, events built in, nobody listening" ;;
+    empty) echo "mpimon + empty callback (4 p2p events, immediate)" ;;
+    buffered) echo "mpimon + empty callback at REQUIRE_NONE (queued, drained per iteration)" ;;
+  esac
+}
+
+echo "## Instructions per MPI_Isend + MPI_Wait (8 B, MPI_COMM_WORLD), MPI_T events"
+echo
+echo "Open MPI ${ompi_version:-?}, ob1 + vader, 2 ranks; callgrind Ir of world rank 0 inside PMPI_Isend,"
+echo "PMPI_Wait and MPI_T_event_get_num, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)); one message in flight."
+echo
+echo "| configuration | Isend + Wait | vs none | vs compiled out |"
+echo "|---|---:|---:|---:|"
+for config in "${configs[@]}"; do
+  vs_none="-"; vs_out="-"
+  [[ $config != none ]] && vs_none=$(fmt "$(diff_of "$config" none)" +)
+  case $config in idle | empty | buffered) vs_out=$(fmt "$(diff_of "$config" compiled-out)" +) ;; esac
+  echo "| $(label "$config") | $(fmt "${per[$config]}") | $vs_none | $vs_out |"
+done
+echo
+idle_cost=$(diff_of idle compiled-out)
+empty_cost=$(diff_of empty idle)
+verdict() { awk -v a="$1" -v l="$2" 'BEGIN {print (a <= l + 0.05) ? "PASS" : "MISS"}'; }
+echo "- nobody listening: $(fmt "$idle_cost" +) vs compiled out (target <= 3): $(verdict "$idle_cost" 3)"
+echo "- empty callback: $(fmt "$empty_cost" +) vs nobody listening (target <= 80): $(verdict "$empty_cost" 80)"
+echo "- buffered delivery: $(fmt "$(diff_of buffered idle)" +) vs nobody listening (includes one MPI_T_event_get_num call per iteration)"
+echo
+echo "($((${#configs[@]} * 2)) runs in ${elapsed} s)"
+exit 0

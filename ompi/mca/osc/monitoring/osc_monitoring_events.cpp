@@ -1,0 +1,60 @@
+// One-sided MPI_T events, raised in the application's own MPI call (callbacks may call
+// MPI: no requirement, or thread safety under MPI_THREAD_MULTIPLE).
+#include "osc_monitoring_events.h"
+
+// MPI_T's initialisation count (exported by libmpi; its header drags in the tool internals).
+extern "C" volatile uint32_t ompi_mpit_init_count;
+
+namespace mpimon::osc {
+
+EventFlags osc_event_flags{};
+
+namespace {
+
+int op_index = -1, begin_index = -1, end_index = -1;
+MPI_T_cb_safety context = MPI_T_CB_REQUIRE_NONE;
+
+void raise(int index, const ompi_win_t* win, const void* payload) {
+  mpimon_events_drain(context);
+  mpimon_events_raise(index, win, payload, mpimon_events_now(), context);
+}
+
+}  // namespace
+
+void start_events(bool threaded) {
+  context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE;
+  mpimon_register_communication_events();
+  op_index = mpimon_events_find_type(MPIMON_EVENT_OSC_OP_ISSUED);
+  begin_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_BEGIN);
+  end_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_END);
+  if (op_index >= 0) mpimon_events_watch(op_index, &osc_event_flags.op);
+  if (begin_index >= 0) mpimon_events_watch(begin_index, &osc_event_flags.sync_begin);
+  if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync_end);
+}
+
+bool tools_may_listen() { return ompi_mpit_init_count != 0 || sync_events_listened(); }
+
+void raise_op(const ompi_win_t* win, int kind, int32_t target_world, int target, uint64_t sent, uint64_t received) {
+  mpimon_osc_op_event e{};
+  e.win_id = win->w_f_to_c_index;
+  e.kind = kind;
+  e.target = target_world;
+  e.target_rank = target;
+  e.bytes_sent = sent;
+  e.bytes_recv = received;
+  raise(op_index, win, &e);
+}
+
+void raise_sync_begin(const ompi_win_t* win, int kind, int target) {
+  if (__atomic_load_n(&osc_event_flags.sync_begin, __ATOMIC_RELAXED) == 0) return;
+  const mpimon_osc_sync_event e{win->w_f_to_c_index, kind, target, 0};
+  raise(begin_index, win, &e);
+}
+
+void raise_sync_end(const ompi_win_t* win, int kind, int target, int result) {
+  if (__atomic_load_n(&osc_event_flags.sync_end, __ATOMIC_RELAXED) == 0) return;
+  const mpimon_osc_sync_event e{win->w_f_to_c_index, kind, target, result};
+  raise(end_index, win, &e);
+}
+
+}  // namespace mpimon::osc

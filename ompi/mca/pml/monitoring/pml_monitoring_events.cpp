@@ -1,0 +1,183 @@
+// Point-to-point MPI_T events: send/receive posted and completed.
+//
+// Posted events are raised when the PML call returns (the request exists then, and its
+// address pairs the posted event with the completed one; sends that ob1 completes inside
+// MPI_Isend return the shared ompi_request_empty, and both their events, raised back to
+// back, carry its address). Completion events come from a
+// one-shot request completion callback (ompi_request_set_callback), installed only while a
+// tool listens for them; a request whose creator already installed a callback of its own
+// is left alone (no completion event for it). Blocking calls raise both events around the
+// forwarded call, with request 0.
+//
+// Callback safety: the events are raised inside point-to-point calls, possibly inside a
+// collective or the progress engine, so callbacks must not call MPI
+// (MPI_T_CB_REQUIRE_MPI_RESTRICTED; MPI_T_CB_REQUIRE_THREAD_SAFE under
+// MPI_THREAD_MULTIPLE). Tools registered at a lower level get the instances later, from
+// the events library's queue, at the next safe point.
+#include "pml_monitoring_events.h"
+
+#include <ompi/communicator/communicator.h>
+#include <ompi/mca/pml/base/pml_base_request.h>
+#include <ompi/request/request.h>
+
+#include "communication_events.h"
+#include "mpit_events_producer.h"
+#include "world_rank.h"
+
+namespace mpimon::pml {
+
+EventFlags pml_event_flags{};
+
+namespace {
+
+struct EventState {
+  mca_pml_base_module_t original{};
+  LocalJob job;
+  bool ob1 = false;
+  MPI_T_cb_safety context = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  int index[4] = {-1, -1, -1, -1};  // by EventFlag
+};
+EventState events;
+
+inline bool listened(EventFlag which) {
+  return __atomic_load_n(&pml_event_flags.flag[which], __ATOMIC_RELAXED) != 0;
+}
+
+void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
+  mpimon_events_raise(events.index[which], comm, &payload, mpimon_events_now(), events.context);
+}
+
+mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
+                            const void* request) {
+  mpimon_pml_event e{};
+  e.comm_id = static_cast<int32_t>(comm->c_contextid);
+  e.peer = rank >= 0 ? world_rank_of(comm, rank, events.job) : -1;
+  e.peer_comm_rank = rank;
+  e.tag = tag;
+  e.bytes = bytes;
+  e.request = reinterpret_cast<uintptr_t>(request);
+  return e;
+}
+
+// The communicator of a point-to-point request: ob1's requests share
+// mca_pml_base_request_t's layout; other PMLs may fill the generic req_mpi_object.
+const ompi_communicator_t* comm_of(const ompi_request_t* request) {
+  if (events.ob1) return reinterpret_cast<const mca_pml_base_request_t*>(request)->req_comm;
+  return request->req_mpi_object.comm;
+}
+
+// Completion callbacks (run by ompi_request_complete, inside progress). They return 0:
+// the request then completes as usual.
+int send_completed(ompi_request_t* request) {
+  const ompi_communicator_t* comm = comm_of(request);
+  if (comm == nullptr) return 0;
+  if (events.ob1) {
+    const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
+    raise(send_completed_flag, comm,
+          payload_of(comm, base->req_peer, base->req_tag, base->req_count * base->req_datatype->super.size, request));
+  } else {  // other PMLs: the request's generic part only
+    raise(send_completed_flag, comm, payload_of(comm, -1, -1, 0, request));
+  }
+  return 0;
+}
+
+int recv_completed(ompi_request_t* request) {
+  const ompi_communicator_t* comm = comm_of(request);
+  if (comm == nullptr) return 0;
+  const ompi_status_public_t& status = request->req_status;
+  raise(recv_completed_flag, comm,
+        payload_of(comm, status.MPI_SOURCE, status.MPI_TAG, static_cast<uint64_t>(status._ucount), request));
+  return 0;
+}
+
+// Only on a point-to-point request of ours, and only when nobody else uses its one
+// callback slot.
+void arm(ompi_request_t* request, ompi_request_complete_fn_t callback) {
+  if (request->req_type == OMPI_REQUEST_PML && request->req_complete_cb == nullptr)
+    ompi_request_set_callback(request, callback, nullptr);
+}
+
+}  // namespace
+
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded) {
+  events.original = original;
+  events.ob1 = ob1;
+  events.job = LocalJob::of_this_process();
+  events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  mpimon_register_communication_events();
+  const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED,
+                          MPIMON_EVENT_PML_SEND_COMPLETED, MPIMON_EVENT_PML_RECV_COMPLETED};
+  for (int i = 0; i < 4; ++i) {
+    events.index[i] = mpimon_events_find_type(names[i]);
+    if (events.index[i] >= 0) mpimon_events_watch(events.index[i], &pml_event_flags.flag[i]);
+  }
+}
+
+int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  mpimon_events_drain(events.context);
+  const size_t bytes = count * datatype->super.size;
+  record_send(comm, dst, tag, bytes);
+  const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
+  if (rc != OMPI_SUCCESS) return rc;
+  if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, *request));
+  if (listened(send_completed_flag)) {
+    // ob1 completes small sends inside MPI_Isend and returns the shared, already complete
+    // ompi_request_empty: the send is complete now.
+    if (*request == &ompi_request_empty) {
+      raise(send_completed_flag, comm, payload_of(comm, dst, tag, bytes, *request));
+    } else {
+      arm(*request, send_completed);
+    }
+  }
+  return rc;
+}
+
+int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  mpimon_events_drain(events.context);
+  const size_t bytes = count * datatype->super.size;
+  record_send(comm, dst, tag, bytes);
+  if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, nullptr));
+  const int rc = events.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+  if (rc == OMPI_SUCCESS && listened(send_completed_flag))
+    raise(send_completed_flag, comm, payload_of(comm, dst, tag, bytes, nullptr));
+  return rc;
+}
+
+int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
+                      ompi_communicator_t* comm, ompi_request_t** request) {
+  mpimon_events_drain(events.context);
+  const int rc = events.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
+  if (rc != OMPI_SUCCESS) return rc;
+  if (listened(recv_posted_flag))
+    raise(recv_posted_flag, comm, payload_of(comm, src, tag, count * datatype->super.size, *request));
+  if (listened(recv_completed_flag)) arm(*request, recv_completed);
+  return rc;
+}
+
+int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
+                     ompi_communicator_t* comm, ompi_status_public_t* status) {
+  mpimon_events_drain(events.context);
+  if (listened(recv_posted_flag))
+    raise(recv_posted_flag, comm, payload_of(comm, src, tag, count * datatype->super.size, nullptr));
+  // The completion event needs the actual source and size even when the caller ignores them.
+  ompi_status_public_t own{};
+  ompi_status_public_t* used = status == MPI_STATUS_IGNORE ? &own : status;
+  const int rc = events.original.pml_recv(buf, count, datatype, src, tag, comm, used);
+  if (rc == OMPI_SUCCESS && listened(recv_completed_flag))
+    raise(recv_completed_flag, comm,
+          payload_of(comm, used->MPI_SOURCE, used->MPI_TAG, static_cast<uint64_t>(used->_ucount), nullptr));
+  return rc;
+}
+
+void persistent_send_started(ompi_request_t* request) {
+  const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
+  if (listened(send_posted_flag))
+    raise(send_posted_flag, base->req_comm,
+          payload_of(base->req_comm, base->req_peer, base->req_tag,
+                     base->req_count * base->req_datatype->super.size, request));
+  if (listened(send_completed_flag)) arm(request, send_completed);
+}
+
+}  // namespace mpimon::pml

@@ -1,0 +1,114 @@
+// Registers the communication event catalogue (communication_events.h) with the
+// events library: three ORDERED sources, nine event types.
+#include "communication_events.h"
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "mpit_events_producer.h"
+
+namespace {
+
+#define MPIMON_NAME_ITEM(name) #name ","
+// "a,b,c," -> "a,b,c" (the X-lists expand to a trailing comma).
+std::string names(const char* with_trailing_comma) {
+  std::string s = with_trailing_comma;
+  if (!s.empty()) s.pop_back();
+  return s;
+}
+
+int source(const char* name, const char* description) {
+  int index = -1;
+  mpimon_events_register_source(name, description, MPI_T_SOURCE_ORDERED, &index);
+  return index;
+}
+
+void type(const char* name, const char* description, int bind, int source_index,
+          const mpimon_event_element* elements, int count, size_t extent, const char* const* info) {
+  mpimon_event_type_desc desc{};
+  desc.name = name;
+  desc.description = description;
+  desc.verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+  desc.bind = bind;
+  desc.source_index = source_index;
+  desc.elements = elements;
+  desc.num_elements = count;
+  desc.payload_extent = extent;
+  desc.info = info;
+  int index = -1;
+  mpimon_events_register_type(&desc, &index);
+}
+
+void register_all() {
+  const int pml = source("mpimon_pml", "mpimon point-to-point layer (after collectives are decomposed)");
+  const int coll = source("mpimon_coll", "mpimon collective layer");
+  const int osc = source("mpimon_osc", "mpimon one-sided layer");
+
+  static const mpimon_event_element pml_elements[] = {
+      {"comm_id", MPI_INT, offsetof(mpimon_pml_event, comm_id)},
+      {"peer", MPI_INT, offsetof(mpimon_pml_event, peer)},
+      {"peer_comm_rank", MPI_INT, offsetof(mpimon_pml_event, peer_comm_rank)},
+      {"tag", MPI_INT, offsetof(mpimon_pml_event, tag)},
+      {"bytes", MPI_UINT64_T, offsetof(mpimon_pml_event, bytes)},
+      {"request", MPI_UINT64_T, offsetof(mpimon_pml_event, request)},
+  };
+  const int n_pml = sizeof pml_elements / sizeof pml_elements[0];
+  type(MPIMON_EVENT_PML_SEND_POSTED, "a send was posted (MPI_Send, MPI_Isend, a persistent send started, or a send inside a collective)",
+       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+  type(MPIMON_EVENT_PML_RECV_POSTED, "a receive was posted (peer -1 and peer_comm_rank MPI_ANY_SOURCE for wildcard receives)",
+       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+  type(MPIMON_EVENT_PML_SEND_COMPLETED, "a send completed (its buffer may be reused)", MPI_T_BIND_MPI_COMM, pml,
+       pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+  type(MPIMON_EVENT_PML_RECV_COMPLETED, "a receive completed: actual source, tag and received bytes",
+       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+
+  static const std::string coll_kinds = names(MPIMON_COLL_KINDS(MPIMON_NAME_ITEM));
+  static const char* const coll_info[] = {"mpimon_enum_kind", coll_kinds.c_str(), nullptr};
+  static const mpimon_event_element coll_elements[] = {
+      {"comm_id", MPI_INT, offsetof(mpimon_coll_event, comm_id)},
+      {"kind", MPI_INT, offsetof(mpimon_coll_event, kind)},
+      {"root", MPI_INT, offsetof(mpimon_coll_event, root)},
+      {"bytes", MPI_UINT64_T, offsetof(mpimon_coll_event, bytes)},
+      {"request", MPI_UINT64_T, offsetof(mpimon_coll_event, request)},
+  };
+  const int n_coll = sizeof coll_elements / sizeof coll_elements[0];
+  type(MPIMON_EVENT_COLL_BEGIN, "a collective was called", MPI_T_BIND_MPI_COMM, coll, coll_elements, n_coll,
+       sizeof(mpimon_coll_event), coll_info);
+  type(MPIMON_EVENT_COLL_END, "a collective completed (blocking: returned; nonblocking: its request completed)",
+       MPI_T_BIND_MPI_COMM, coll, coll_elements, n_coll, sizeof(mpimon_coll_event), coll_info);
+
+  static const std::string op_kinds = names(MPIMON_OSC_OP_KINDS(MPIMON_NAME_ITEM));
+  static const char* const op_info[] = {"mpimon_enum_kind", op_kinds.c_str(), nullptr};
+  static const mpimon_event_element op_elements[] = {
+      {"win_id", MPI_INT, offsetof(mpimon_osc_op_event, win_id)},
+      {"kind", MPI_INT, offsetof(mpimon_osc_op_event, kind)},
+      {"target", MPI_INT, offsetof(mpimon_osc_op_event, target)},
+      {"target_rank", MPI_INT, offsetof(mpimon_osc_op_event, target_rank)},
+      {"bytes_sent", MPI_UINT64_T, offsetof(mpimon_osc_op_event, bytes_sent)},
+      {"bytes_recv", MPI_UINT64_T, offsetof(mpimon_osc_op_event, bytes_recv)},
+  };
+  type(MPIMON_EVENT_OSC_OP_ISSUED, "a one-sided operation was issued at the origin", MPI_T_BIND_MPI_WIN, osc,
+       op_elements, sizeof op_elements / sizeof op_elements[0], sizeof(mpimon_osc_op_event), op_info);
+
+  static const std::string sync_kinds = names(MPIMON_OSC_SYNC_KINDS(MPIMON_NAME_ITEM));
+  static const char* const sync_info[] = {"mpimon_enum_kind", sync_kinds.c_str(), nullptr};
+  static const mpimon_event_element sync_elements[] = {
+      {"win_id", MPI_INT, offsetof(mpimon_osc_sync_event, win_id)},
+      {"kind", MPI_INT, offsetof(mpimon_osc_sync_event, kind)},
+      {"target", MPI_INT, offsetof(mpimon_osc_sync_event, target)},
+      {"result", MPI_INT, offsetof(mpimon_osc_sync_event, result)},
+  };
+  const int n_sync = sizeof sync_elements / sizeof sync_elements[0];
+  type(MPIMON_EVENT_OSC_SYNC_BEGIN, "a window synchronisation call began", MPI_T_BIND_MPI_WIN, osc, sync_elements,
+       n_sync, sizeof(mpimon_osc_sync_event), sync_info);
+  type(MPIMON_EVENT_OSC_SYNC_END, "a window synchronisation call returned", MPI_T_BIND_MPI_WIN, osc, sync_elements,
+       n_sync, sizeof(mpimon_osc_sync_event), sync_info);
+}
+
+}  // namespace
+
+extern "C" void mpimon_register_communication_events(void) {
+  static std::once_flag once;
+  std::call_once(once, register_all);
+}

@@ -1,0 +1,93 @@
+/*
+ * The catalogue of communication events our components raise: names, payload layouts,
+ * enums. Registered by the events library when it loads (so tools see them right after
+ * MPI_T_init_thread, before MPI_Init); raised by ompi/mca/{pml,coll,osc}/monitoring.
+ * The README's "MPI_T events" section documents the same table for users.
+ */
+#ifndef MPIMON_COMMUNICATION_EVENTS_H
+#define MPIMON_COMMUNICATION_EVENTS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Point-to-point (source "mpimon_pml"), bound to the communicator. */
+#define MPIMON_EVENT_PML_SEND_POSTED "mpimon_pml_send_posted"
+#define MPIMON_EVENT_PML_RECV_POSTED "mpimon_pml_recv_posted"
+#define MPIMON_EVENT_PML_SEND_COMPLETED "mpimon_pml_send_completed"
+#define MPIMON_EVENT_PML_RECV_COMPLETED "mpimon_pml_recv_completed"
+typedef struct mpimon_pml_event {
+  int32_t comm_id;        /* communicator context id (MPI_INT) */
+  int32_t peer;           /* peer's MPI_COMM_WORLD rank; -1 for MPI_ANY_SOURCE before completion */
+  int32_t peer_comm_rank; /* peer's rank in the communicator (MPI_ANY_SOURCE as posted) */
+  int32_t tag;            /* MPI_ANY_TAG as posted for receives; the matched tag at completion */
+  uint64_t bytes;         /* packed bytes (posted: the buffer's size; completed: received) */
+  uint64_t request;       /* the request's address: pairs posted with completed */
+} mpimon_pml_event;
+
+/* Collectives (source "mpimon_coll"), bound to the communicator. Blocking: begin at
+ * entry, end on return. Nonblocking: begin at the call, end at request completion. */
+#define MPIMON_EVENT_COLL_BEGIN "mpimon_coll_begin"
+#define MPIMON_EVENT_COLL_END "mpimon_coll_end"
+#define MPIMON_COLL_KINDS(X)                                                                 \
+  X(allgather) X(allgatherv) X(allreduce) X(alltoall) X(alltoallv) X(alltoallw) X(barrier)   \
+  X(bcast) X(exscan) X(gather) X(gatherv) X(reduce) X(reduce_scatter)                        \
+  X(reduce_scatter_block) X(scan) X(scatter) X(scatterv) X(iallgather) X(iallgatherv)        \
+  X(iallreduce) X(ialltoall) X(ialltoallv) X(ialltoallw) X(ibarrier) X(ibcast) X(iexscan)    \
+  X(igather) X(igatherv) X(ireduce) X(ireduce_scatter) X(ireduce_scatter_block) X(iscan)     \
+  X(iscatter) X(iscatterv) X(neighbor_allgather) X(neighbor_allgatherv) X(neighbor_alltoall) \
+  X(neighbor_alltoallv) X(neighbor_alltoallw) X(ineighbor_allgather)                         \
+  X(ineighbor_allgatherv) X(ineighbor_alltoall) X(ineighbor_alltoallv)                       \
+  X(ineighbor_alltoallw)
+#define MPIMON_COLL_KIND_ENUMERATOR(name) MPIMON_COLL_KIND_##name,
+enum mpimon_coll_kind { MPIMON_COLL_KINDS(MPIMON_COLL_KIND_ENUMERATOR) MPIMON_COLL_KIND_COUNT };
+#undef MPIMON_COLL_KIND_ENUMERATOR
+typedef struct mpimon_coll_event {
+  int32_t comm_id; /* communicator context id */
+  int32_t kind;    /* enum mpimon_coll_kind; names in the event info "mpimon_enum_kind" */
+  int32_t root;    /* the root argument as given; -1 for rootless collectives */
+  int32_t pad;     /* (not an element) */
+  uint64_t bytes;  /* bytes this process sends in the collective (the COLL accounting rules) */
+  uint64_t request;/* the request's address for nonblocking collectives, else 0 */
+} mpimon_coll_event;
+
+/* One-sided (source "mpimon_osc"), bound to the window. */
+#define MPIMON_EVENT_OSC_OP_ISSUED "mpimon_osc_op_issued"
+#define MPIMON_EVENT_OSC_SYNC_BEGIN "mpimon_osc_sync_begin"
+#define MPIMON_EVENT_OSC_SYNC_END "mpimon_osc_sync_end"
+#define MPIMON_OSC_OP_KINDS(X)                                                                \
+  X(put) X(rput) X(get) X(rget) X(accumulate) X(raccumulate) X(get_accumulate)                \
+  X(rget_accumulate) X(fetch_and_op) X(compare_and_swap)
+#define MPIMON_OSC_OP_ENUMERATOR(name) MPIMON_OSC_OP_##name,
+enum mpimon_osc_op_kind { MPIMON_OSC_OP_KINDS(MPIMON_OSC_OP_ENUMERATOR) MPIMON_OSC_OP_COUNT };
+#undef MPIMON_OSC_OP_ENUMERATOR
+/* Same order as mpimon::SyncKind (window_sync.h). */
+#define MPIMON_OSC_SYNC_KINDS(X)                                                              \
+  X(fence) X(start) X(complete) X(post) X(wait) X(test) X(lock) X(unlock) X(lock_all)         \
+  X(unlock_all) X(sync) X(flush) X(flush_all) X(flush_local) X(flush_local_all)
+typedef struct mpimon_osc_op_event {
+  int32_t win_id;      /* the window's index (MPI_Win_c2f) */
+  int32_t kind;        /* enum mpimon_osc_op_kind; names in the event info "mpimon_enum_kind" */
+  int32_t target;      /* target's MPI_COMM_WORLD rank */
+  int32_t target_rank; /* target's rank in the window's group */
+  uint64_t bytes_sent; /* origin data sent */
+  uint64_t bytes_recv; /* data received back (get, get_accumulate, fetch_and_op, cas) */
+} mpimon_osc_op_event;
+typedef struct mpimon_osc_sync_event {
+  int32_t win_id;
+  int32_t kind;   /* sync kind in MPIMON_OSC_SYNC_KINDS order; names in "mpimon_enum_kind" */
+  int32_t target; /* lock/unlock/flush target's window rank; -1 otherwise */
+  int32_t result; /* end only: the call's MPI return code (0 at begin) */
+} mpimon_osc_sync_event;
+
+/* Register the sources and event types above (idempotent). The library calls it once at
+ * load; the components call it too, and look indices up by name. */
+void mpimon_register_communication_events(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

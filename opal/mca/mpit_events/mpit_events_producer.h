@@ -1,0 +1,107 @@
+/*
+ * mpimon MPI_T events: the producer side, used by our own components (PML, COLL, OSC)
+ * to declare and raise events. Tools never include this; they use mpit_events.h.
+ *
+ * Contract (the library implements it, the components rely on it):
+ *
+ * - Sources and event types are registered once per process and never removed:
+ *   indices are stable for the life of the process, across MPI_T init/finalize cycles.
+ *   Registering a name again returns the existing index (so a component loaded,
+ *   unloaded and loaded again gets the same index).
+ *
+ * - Listening flags. A producer keeps one byte per event type in its OWN shared object
+ *   (a hidden static: reachable RIP-relative, no GOT load) and hands its address to
+ *   mpimon_events_watch(). The library keeps that byte nonzero exactly while at least
+ *   one live registration of the type has at least one callback. The raise fast path is
+ *       if (__builtin_expect(__atomic_load_n(&flag, __ATOMIC_RELAXED), 0)) { build payload; raise }
+ *   A component that may be unloaded calls mpimon_events_unwatch() before dlclose.
+ *
+ * - Raising. mpimon_events_raise() delivers to every live registration of the type whose
+ *   bound object equals `object` (unbound types ignore it). `context` is the callback
+ *   safety the raising context requires (MPI_T_cb_safety). Per registration:
+ *     a callback registered at the lowest level L >= context exists -> invoked now, unless
+ *       older instances of the same source are still buffered (then this one queues
+ *       behind them, so ORDERED sources stay ordered);
+ *     otherwise, if the registration has some callback at a lower level -> the instance
+ *       (payload copied) is queued in the source's bounded ring and delivered by a later
+ *       mpimon_events_drain() whose context that callback satisfies;
+ *     otherwise, or when the ring is full -> dropped and counted for the dropped handler.
+ *   No user callback runs with a library lock held. The payload is read during the call
+ *   only (copied when queued).
+ *
+ * - Safe points. Producers call mpimon_events_drain(context) where user callbacks may
+ *   run at `context` (our wrappers' entry, the MPI_Finalize hook); the library also
+ *   drains inside its own MPI_T_event_* entry points. A drain inside a callback is a no-op.
+ *
+ * - Objects. When an MPI object a type can be bound to is freed, the producer calls
+ *   mpimon_events_object_freed(bind, object): registrations bound to it receive nothing
+ *   more (a new object at the same address does not revive them).
+ */
+#ifndef MPIMON_MPIT_EVENTS_PRODUCER_H
+#define MPIMON_MPIT_EVENTS_PRODUCER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpit_events.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One element of an event's payload: its name (an item of the event type's element
+ * enum), a basic MPI datatype and its byte displacement in the payload. */
+typedef struct mpimon_event_element {
+  const char *name;
+  MPI_Datatype datatype;
+  MPI_Aint displacement;
+} mpimon_event_element;
+
+typedef struct mpimon_event_type_desc {
+  const char *name;        /* unique, e.g. "mpimon_pml_send_posted" */
+  const char *description; /* may be "" */
+  int verbosity;           /* MPI_T_VERBOSITY_* */
+  int bind;                /* MPI_T_BIND_NO_OBJECT, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_WIN ... */
+  int source_index;
+  const mpimon_event_element *elements;
+  int num_elements;        /* elements ascending by displacement, first at 0 */
+  size_t payload_extent;   /* bytes MPI_T_event_copy writes */
+  /* Optional NULL-terminated key, value, key, value, ..., NULL list copied into the info
+   * object MPI_T_event_get_info returns (e.g. "mpimon_enum_kind" -> "put,get,..."). */
+  const char *const *info;
+} mpimon_event_type_desc;
+
+/* Register (or find by name) a source. All sources share the library clock
+ * (mpimon_events_now()); `ordering` is what the source promises. 0 or an MPI_T error. */
+int mpimon_events_register_source(const char *name, const char *description,
+                                  MPI_T_source_order ordering, int *source_index);
+
+/* Register (or find by name) an event type. 0 or an MPI_T error. */
+int mpimon_events_register_type(const mpimon_event_type_desc *type, int *event_index);
+
+/* Index of a registered event type by name, or -1. */
+int mpimon_events_find_type(const char *name);
+
+/* Mirror "type has a listener" into a producer-owned byte (see above). */
+void mpimon_events_watch(int event_index, unsigned char *flag);
+void mpimon_events_unwatch(int event_index, unsigned char *flag);
+
+/* The library clock, in ticks of every source (cheap: safe to call on the raise path). */
+MPI_Count mpimon_events_now(void);
+
+/* Deliver (or queue, or drop) one instance. `timestamp` is the observation time
+ * (mpimon_events_now() when the event happened). */
+void mpimon_events_raise(int event_index, const void *object, const void *payload,
+                         MPI_Count timestamp, MPI_T_cb_safety context);
+
+/* Deliver queued instances whose callbacks accept `context`. */
+void mpimon_events_drain(MPI_T_cb_safety context);
+
+/* Objects of kind `bind` at `object` (the handle value, e.g. (const void *)comm) are gone. */
+void mpimon_events_object_freed(int bind, const void *object);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,382 @@
+// MPI scenarios for the MPI_T events our layers raise (events_test.cpp runs them).
+//
+// Every mode first initialises MPI_T and registers callbacks BEFORE MPI_Init, then runs
+// a known communication pattern and checks what the callbacks received. Modes:
+//   traffic <pattern>  pattern = ring (Isend/Irecv + Send/Recv) or reduce (MPI_Reduce):
+//                      every point-to-point event on MPI_COMM_WORLD; prints the sends
+//                      seen as "EDGE <E|I> <me> <peer> <bytes> <messages>" lines (E: tag
+//                      >= 0, I: negative tags), which the test compares with the .prof
+//                      dump; checks posted/completed pairs and receive sources.
+//   queued             the same ring with callbacks registered at MPI_T_CB_REQUIRE_NONE
+//                      only: point-to-point events (raised in a restricted context) are
+//                      queued and arrive at the next safe point (a collective, an
+//                      MPI_T_event_* call).
+//   bound              a handle bound to a duplicate of MPI_COMM_WORLD sees only that
+//                      communicator's sends, and nothing after it is freed (not even from
+//                      a new communicator at the same address).
+//   before_init        a registration made before MPI_Init receives the sends of the
+//                      internal allreduce of an MPI_Comm_dup right after MPI_Init.
+//   coll               begin/end of blocking and nonblocking collectives: kinds, roots,
+//                      bytes, nonblocking ends at completion.
+//   osc                operations issued and synchronisation begin/end on a window.
+// Each rank prints "rank <r>: OK <mode>" or "rank <r>: FAILED <mode> [...]".
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "communication_events.h"
+#include "mpit_events.h"
+#include "scenario.h"
+
+using scenario::check;
+using scenario::rank;
+using scenario::size;
+
+namespace {
+
+// One received instance, decoded.
+struct Received {
+  std::string type;
+  MPI_Count timestamp = 0;
+  mpimon_pml_event pml{};
+  mpimon_coll_event coll{};
+  mpimon_osc_op_event op{};
+  mpimon_osc_sync_event sync{};
+};
+
+std::mutex received_mutex;
+std::vector<Received> received;
+
+struct Handle {
+  std::string type;
+  MPI_T_event_registration registration = nullptr;
+};
+std::vector<Handle*> handles;
+
+void on_event(MPI_T_event_instance instance, MPI_T_event_registration, MPI_T_cb_safety, void* user_data) {
+  const auto* handle = static_cast<const Handle*>(user_data);
+  Received r;
+  r.type = handle->type;
+  MPI_T_event_get_timestamp(instance, &r.timestamp);
+  void* target = nullptr;
+  if (r.type.rfind("mpimon_pml_", 0) == 0) target = &r.pml;
+  else if (r.type.rfind("mpimon_coll_", 0) == 0) target = &r.coll;
+  else if (r.type == MPIMON_EVENT_OSC_OP_ISSUED) target = &r.op;
+  else target = &r.sync;
+  MPI_T_event_copy(instance, target);
+  std::lock_guard lock(received_mutex);
+  received.push_back(r);
+}
+
+int event_index(const char* name) {
+  int index = -1;
+  const int rc = MPI_T_event_get_index(name, &index);
+  if (rc != MPI_SUCCESS) {
+    std::fprintf(stderr, "rank ?: MPI_T_event_get_index(%s) = %d\n", name, rc);
+    std::exit(3);
+  }
+  return index;
+}
+
+// A handle for `name` bound to *object (NULL: unbound), its callback at `level`.
+Handle* subscribe(const char* name, void* object, MPI_T_cb_safety level = MPI_T_CB_REQUIRE_THREAD_SAFE) {
+  auto* h = new Handle{name};
+  int rc = MPI_T_event_handle_alloc(event_index(name), object, MPI_INFO_NULL, &h->registration);
+  if (rc == MPI_SUCCESS) rc = MPI_T_event_register_callback(h->registration, level, MPI_INFO_NULL, h, on_event);
+  if (rc != MPI_SUCCESS) {
+    std::fprintf(stderr, "subscribing to %s failed: %d\n", name, rc);
+    std::exit(3);
+  }
+  handles.push_back(h);
+  return h;
+}
+
+void unsubscribe(Handle* h) {
+  MPI_T_event_handle_free(h->registration, nullptr, nullptr);
+  handles.erase(std::find(handles.begin(), handles.end(), h));
+  delete h;
+}
+
+std::vector<Received> take(const std::string& type) {
+  std::lock_guard lock(received_mutex);
+  std::vector<Received> out;
+  for (const Received& r : received)
+    if (r.type == type) out.push_back(r);
+  return out;
+}
+
+void clear_received() {
+  std::lock_guard lock(received_mutex);
+  received.clear();
+}
+
+MPI_Comm world = MPI_COMM_WORLD;
+
+void subscribe_pml(MPI_T_cb_safety level = MPI_T_CB_REQUIRE_THREAD_SAFE) {
+  for (const char* name : {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
+                           MPIMON_EVENT_PML_RECV_COMPLETED})
+    subscribe(name, &world, level);
+}
+
+// Ring: 3 rounds of Isend/Irecv to the right / from the left, then one Send/Recv round
+// (even ranks send first), with sizes 8, 800, 8000 and 16 bytes.
+void ring() {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  std::vector<char> out(8000, 1), in(8000);
+  for (int bytes : {8, 800, 8000}) {
+    MPI_Request requests[2];
+    MPI_Irecv(in.data(), bytes, MPI_CHAR, left, 5, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out.data(), bytes, MPI_CHAR, right, 5, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+  }
+  if (rank % 2 == 0) {
+    MPI_Send(out.data(), 16, MPI_CHAR, right, 6, MPI_COMM_WORLD);
+    MPI_Recv(in.data(), 16, MPI_CHAR, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Recv(in.data(), 16, MPI_CHAR, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(out.data(), 16, MPI_CHAR, right, 6, MPI_COMM_WORLD);
+  }
+}
+
+// The ring's point-to-point events, checked in detail (tags >= 0 only).
+void check_ring_events() {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  auto external = [](std::vector<Received> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }), v.end());
+    return v;
+  };
+  const auto sends = external(take(MPIMON_EVENT_PML_SEND_POSTED));
+  const auto sends_done = external(take(MPIMON_EVENT_PML_SEND_COMPLETED));
+  const auto recvs = external(take(MPIMON_EVENT_PML_RECV_POSTED));
+  const auto recvs_done = external(take(MPIMON_EVENT_PML_RECV_COMPLETED));
+  check(sends.size() == 4, "send posted " + std::to_string(sends.size()));
+  check(sends_done.size() == 4, "send completed " + std::to_string(sends_done.size()));
+  check(recvs.size() == 4, "recv posted " + std::to_string(recvs.size()));
+  check(recvs_done.size() == 4, "recv completed " + std::to_string(recvs_done.size()));
+  const uint64_t sizes[4] = {8, 800, 8000, 16};
+  for (size_t i = 0; i < sends.size() && i < 4; ++i) {
+    check(sends[i].pml.peer == right && sends[i].pml.peer_comm_rank == right, "send peer");
+    check(sends[i].pml.bytes == sizes[i], "send bytes " + std::to_string(sends[i].pml.bytes));
+    check(sends[i].pml.tag == (i < 3 ? 5 : 6), "send tag");
+    check((sends[i].pml.request != 0) == (i < 3), "send request id only for nonblocking sends");
+  }
+  for (size_t i = 0; i < recvs_done.size() && i < 4; ++i) {
+    check(recvs_done[i].pml.peer == left, "recv source " + std::to_string(recvs_done[i].pml.peer));
+    check(recvs_done[i].pml.bytes == sizes[i], "recv bytes " + std::to_string(recvs_done[i].pml.bytes));
+  }
+  // Posted and completed pair up by request id (nonblocking ones), completion not before posting.
+  for (size_t i = 0; i < 3 && i < recvs.size() && i < recvs_done.size(); ++i) {
+    check(recvs[i].pml.request == recvs_done[i].pml.request, "recv request pairing");
+    check(recvs[i].timestamp <= recvs_done[i].timestamp, "recv completed before posted");
+  }
+  std::set<uint64_t> posted, completed;
+  for (size_t i = 0; i < 3 && i < sends.size() && i < sends_done.size(); ++i) {
+    posted.insert(sends[i].pml.request);
+    completed.insert(sends_done[i].pml.request);
+  }
+  check(posted == completed, "send request pairing");
+  // The wildcard receive: posted with MPI_ANY_SOURCE, completed with the actual source.
+  if (rank % 2 == 1 && recvs.size() == 4) check(recvs[3].pml.peer_comm_rank == MPI_ANY_SOURCE && recvs[3].pml.peer == -1, "wildcard posted");
+  // One source: timestamps never decrease in delivery order.
+  std::lock_guard lock(received_mutex);
+  MPI_Count last = 0;
+  for (const Received& r : received) {
+    if (r.type.rfind("mpimon_pml_", 0) != 0) continue;
+    check(r.timestamp >= last, "pml timestamps decrease");
+    last = r.timestamp;
+  }
+}
+
+// The sends this rank saw, as the dump's edges.
+void print_edges() {
+  std::map<std::pair<char, int>, std::pair<uint64_t, uint64_t>> edges;
+  for (const Received& r : take(MPIMON_EVENT_PML_SEND_POSTED)) {
+    auto& e = edges[{r.pml.tag < 0 ? 'I' : 'E', r.pml.peer}];
+    e.first += r.pml.bytes;
+    e.second += 1;
+  }
+  for (const auto& [key, value] : edges)
+    std::printf("EDGE %c %d %d %llu %llu\n", key.first, rank, key.second, static_cast<unsigned long long>(value.first),
+                static_cast<unsigned long long>(value.second));
+  std::fflush(stdout);
+}
+
+void traffic(const std::string& pattern) {
+  if (pattern == "ring") {
+    ring();
+    check_ring_events();
+  } else {
+    std::vector<double> in(1024, 1.0), out(1024);
+    MPI_Reduce(in.data(), out.data(), 1024, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    const auto sends = take(MPIMON_EVENT_PML_SEND_POSTED), done = take(MPIMON_EVENT_PML_SEND_COMPLETED);
+    check(sends.size() == done.size(), "reduce: every send posted completed");
+    for (const Received& r : sends) check(r.pml.tag < 0, "reduce sends carry internal tags");
+  }
+  print_edges();
+}
+
+void queued() {
+  ring();
+  // Still queued: raised inside point-to-point calls (restricted context).
+  const size_t before = take(MPIMON_EVENT_PML_SEND_POSTED).size();
+  check(before == 0, "delivered before a safe point: " + std::to_string(before));
+  int count = 0;
+  MPI_T_event_get_num(&count);  // a safe point
+  check_ring_events();
+}
+
+void bound() {
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  Handle* h = subscribe(MPIMON_EVENT_PML_SEND_POSTED, &dup);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  char buf[4] = {};
+  for (int i = 0; i < 2; ++i) MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 11, left, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 3; ++i) MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 22, left, 22, dup, MPI_STATUS_IGNORE);
+  auto seen = take(MPIMON_EVENT_PML_SEND_POSTED);
+  check(seen.size() == 3, "bound handle saw " + std::to_string(seen.size()));
+  for (const Received& r : seen) check(r.pml.tag == 22, "bound handle saw another communicator's send");
+  MPI_Comm_free(&dup);
+  clear_received();
+  // New communicators, probably at the freed one's address: the handle stays silent.
+  for (int i = 0; i < 3; ++i) {
+    MPI_Comm again;
+    MPI_Comm_dup(MPI_COMM_WORLD, &again);
+    MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 33, left, 33, again, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&again);
+  }
+  check(take(MPIMON_EVENT_PML_SEND_POSTED).empty(), "freed communicator's handle still receives");
+  unsubscribe(h);
+}
+
+void before_init_dup() {
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  const auto sends = take(MPIMON_EVENT_PML_SEND_POSTED);
+  check(!sends.empty(), "no send events from MPI_Comm_dup's allreduce");
+  for (const Received& r : sends) check(r.pml.tag < 0 && r.pml.peer >= 0 && r.pml.peer < size, "dup send fields");
+  MPI_Comm_free(&dup);
+}
+
+void coll() {
+  subscribe(MPIMON_EVENT_COLL_BEGIN, &world);
+  subscribe(MPIMON_EVENT_COLL_END, &world);
+  double x = 1, y = 0;
+  std::vector<double> v(4);
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Bcast(v.data(), 4, MPI_DOUBLE, 2, MPI_COMM_WORLD);
+  MPI_Request request;
+  MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  MPI_Reduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, 1, MPI_COMM_WORLD);
+  std::vector<std::pair<std::string, mpimon_coll_event>> seq;
+  {
+    std::lock_guard lock(received_mutex);
+    for (const Received& r : received)
+      if (r.type.rfind("mpimon_coll_", 0) == 0) seq.push_back({r.type, r.coll});
+  }
+  const uint64_t n1 = static_cast<uint64_t>(size - 1);
+  // (kind, root, bytes this rank sends by the accounting rules)
+  const std::vector<std::tuple<int, int, uint64_t>> expected = {
+      {MPIMON_COLL_KIND_allreduce, -1, 8 * n1},
+      {MPIMON_COLL_KIND_bcast, 2, rank == 2 ? 32 * n1 : 0},
+      {MPIMON_COLL_KIND_iallreduce, -1, 8 * n1},
+      {MPIMON_COLL_KIND_ibarrier, -1, 0},
+      {MPIMON_COLL_KIND_reduce, 1, rank == 1 ? 0 : 8},
+  };
+  check(seq.size() == 2 * expected.size(), "coll events " + std::to_string(seq.size()));
+  for (size_t i = 0; i < expected.size() && 2 * i + 1 < seq.size(); ++i) {
+    const auto& [kind, root, bytes] = expected[i];
+    for (int half = 0; half < 2; ++half) {
+      const auto& [type, e] = seq[2 * i + half];
+      const std::string where = "collective " + std::to_string(i) + (half ? " end" : " begin");
+      check(type == (half ? MPIMON_EVENT_COLL_END : MPIMON_EVENT_COLL_BEGIN), where + " order: " + type);
+      check(e.kind == kind, where + " kind " + std::to_string(e.kind));
+      check(e.root == root, where + " root " + std::to_string(e.root));
+      check(e.bytes == bytes, where + " bytes " + std::to_string(e.bytes));
+    }
+    const bool nonblocking = kind == MPIMON_COLL_KIND_iallreduce || kind == MPIMON_COLL_KIND_ibarrier;
+    check((seq[2 * i + 1].second.request != 0) == nonblocking, "request id only for nonblocking collectives");
+  }
+}
+
+void osc() {
+  std::vector<int64_t> memory(16, 0);
+  MPI_Win win;
+  MPI_Win_create(memory.data(), memory.size() * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  for (const char* name : {MPIMON_EVENT_OSC_OP_ISSUED, MPIMON_EVENT_OSC_SYNC_BEGIN, MPIMON_EVENT_OSC_SYNC_END})
+    subscribe(name, &win);
+  const int right = (rank + 1) % size;
+  int64_t value[2] = {1, 2}, result[2] = {};
+  MPI_Win_fence(0, win);
+  MPI_Put(value, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win);
+  MPI_Get(result, 2, MPI_INT64_T, right, 4, 2, MPI_INT64_T, win);
+  MPI_Win_fence(0, win);
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Fetch_and_op(value, result, MPI_INT64_T, right, 8, MPI_SUM, win);
+  MPI_Win_unlock(right, win);
+  const auto ops = take(MPIMON_EVENT_OSC_OP_ISSUED);
+  check(ops.size() == 3, "op events " + std::to_string(ops.size()));
+  if (ops.size() == 3) {
+    check(ops[0].op.kind == MPIMON_OSC_OP_put && ops[0].op.target == right && ops[0].op.bytes_sent == 8 && ops[0].op.bytes_recv == 0, "put event");
+    check(ops[1].op.kind == MPIMON_OSC_OP_get && ops[1].op.target_rank == right && ops[1].op.bytes_recv == 16 && ops[1].op.bytes_sent == 0, "get event");
+    check(ops[2].op.kind == MPIMON_OSC_OP_fetch_and_op && ops[2].op.bytes_sent == 8 && ops[2].op.bytes_recv == 8, "fetch_and_op event");
+  }
+  const auto begins = take(MPIMON_EVENT_OSC_SYNC_BEGIN), ends = take(MPIMON_EVENT_OSC_SYNC_END);
+  // fence 0, fence 0, lock 6, unlock 7 (kinds in MPIMON_OSC_SYNC_KINDS order)
+  const std::vector<std::pair<int, int>> expected = {{0, -1}, {0, -1}, {6, right}, {7, right}};
+  check(begins.size() == 4 && ends.size() == 4, "sync events " + std::to_string(begins.size()) + "/" + std::to_string(ends.size()));
+  for (size_t i = 0; i < 4 && i < begins.size() && i < ends.size(); ++i) {
+    check(begins[i].sync.kind == expected[i].first && ends[i].sync.kind == expected[i].first, "sync kind " + std::to_string(i));
+    check(begins[i].sync.target == expected[i].second && ends[i].sync.target == expected[i].second, "sync target " + std::to_string(i));
+    check(ends[i].sync.result == MPI_SUCCESS, "sync result");
+    check(begins[i].timestamp <= ends[i].timestamp, "sync end before begin");
+  }
+  for (Handle* h : std::vector<Handle*>(handles))
+    if (h->type.rfind("mpimon_osc_", 0) == 0) unsubscribe(h);
+  MPI_Win_free(&win);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int provided = 0;
+  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+  // Registrations before MPI_Init (MPI_COMM_WORLD's handle is a link-time constant).
+  if (mode == "queued") {
+    subscribe_pml(MPI_T_CB_REQUIRE_NONE);
+  } else if (mode == "before_init") {
+    subscribe(MPIMON_EVENT_PML_SEND_POSTED, &world);
+  } else if (mode == "traffic") {
+    subscribe_pml();
+  }
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (mode == "traffic") traffic(argc > 2 ? argv[2] : "ring");
+  else if (mode == "queued") queued();
+  else if (mode == "bound") bound();
+  else if (mode == "before_init") before_init_dup();
+  else if (mode == "coll") coll();
+  else if (mode == "osc") osc();
+  else check(false, "unknown mode " + mode);
+  for (Handle* h : std::vector<Handle*>(handles)) unsubscribe(h);
+  std::printf("rank %d: %s %s%s\n", rank, scenario::failures.empty() ? "OK" : "FAILED", mode.c_str(),
+              scenario::failures.c_str());
+  std::fflush(stdout);
+  MPI_T_finalize();
+  MPI_Finalize();
+  return 0;
+}

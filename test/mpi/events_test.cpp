@@ -1,0 +1,86 @@
+// MPI_T events from our layers, end to end: real mpirun jobs of event_patterns, whose
+// callbacks are registered before MPI_Init; what they receive is compared with the
+// monitoring dump of the same run.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "mpi_job.h"
+
+using namespace mpimon::test;
+
+namespace {
+
+const std::string kEvents = MPIMON_EVENT_PATTERNS;
+const std::vector<std::string> kBinaryTreeReduce = {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
+                                                     "coll_tuned_reduce_algorithm", "4"};
+
+// "EDGE <E|I> <me> <peer> <bytes> <messages>" lines -> the dump's edge map.
+Edges edges_printed(const std::string& output) {
+  Edges edges;
+  const std::regex line(R"(EDGE ([EI]) (\d+) (-?\d+) (\d+) (\d+))");
+  for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it)
+    edges[{(*it)[1].str()[0], std::stoi((*it)[2]), std::stoi((*it)[3])}] = {std::stoull((*it)[4]),
+                                                                          std::stoull((*it)[5])};
+  return edges;
+}
+
+}  // namespace
+
+// Category E (tags >= 0) and I (negative tags: collectives' internal messages) of the
+// point-to-point layer: every send the dump counts was seen as a send-posted event on
+// MPI_COMM_WORLD, with the same peer and bytes, and nothing else.
+TEST(Events, RingSendEventsEqualTheDumpedMatrix4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "traffic", "ring"}));
+  expect_every_rank_ok(job, 4, "traffic");
+  const Edges events = edges_printed(job.output);
+  EXPECT_FALSE(events.empty());
+  EXPECT_EQ(events, read_edges(job.folder, "EI"));
+}
+
+TEST(Events, BinaryTreeReduceSendEventsEqualTheDumpedMatrix8Ranks) {
+  const JobResult job =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kEvents, "traffic", "reduce"}));
+  expect_every_rank_ok(job, 8, "traffic");
+  const Edges events = edges_printed(job.output);
+  // Exactly the tree: 1,2 -> 0; 3,5 -> 1; 4,6 -> 2; 7 -> 3, 8 KiB each.
+  Edges tree;
+  for (auto [from, to] : {std::pair{1, 0}, {2, 0}, {3, 1}, {5, 1}, {4, 2}, {6, 2}, {7, 3}})
+    tree[{'I', from, to}] = {8192, 1};
+  Edges dumped = read_edges(job.folder, "EI");
+  EXPECT_EQ(events, dumped);
+  EXPECT_EQ(events, tree);
+}
+
+TEST(Events, CallbacksAtNoSafetyLevelGetPointToPointEventsAtTheNextSafePoint4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "queued"}));
+  expect_every_rank_ok(job, 4, "queued");
+}
+
+TEST(Events, HandleBoundToACommunicatorSeesOnlyItsEvents4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "bound"}));
+  expect_every_rank_ok(job, 4, "bound");
+}
+
+TEST(Events, RegistrationBeforeMpiInitSeesTheFirstCommDup4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "before_init"}));
+  expect_every_rank_ok(job, 4, "before_init");
+}
+
+TEST(Events, CollectiveBeginAndEndWithKindRootBytes4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "coll"}));
+  expect_every_rank_ok(job, 4, "coll");
+}
+
+TEST(Events, OneSidedOperationsAndSynchronisation4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "osc"}));
+  expect_every_rank_ok(job, 4, "osc");
+}
+
+TEST(Events, MonitoringOffRaisesNothingAndTheProgramRuns4Ranks) {
+  // Without monitoring our layers are not there: the catalogue exists, nothing is raised.
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "0", kEvents, "traffic", "ring"});
+  EXPECT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.output.find("FAILED traffic [send posted 0]"), std::string::npos) << job.output;
+  EXPECT_TRUE(edges_printed(job.output).empty());
+}
