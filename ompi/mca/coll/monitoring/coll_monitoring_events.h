@@ -18,7 +18,7 @@ namespace mpimon::coll {
 struct alignas(2) EventFlags {
   unsigned char begin, end;
 };
-extern EventFlags coll_event_flags;
+extern EventFlags coll_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
 using half_may_alias = uint16_t __attribute__((may_alias));
 inline bool events_listened() {

@@ -17,7 +17,7 @@ namespace mpimon::osc {
 struct alignas(4) EventFlags {
   unsigned char op, sync_begin, sync_end, unused;
 };
-extern EventFlags osc_event_flags;
+extern EventFlags osc_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
 inline bool op_events_listened() { return __atomic_load_n(&osc_event_flags.op, __ATOMIC_RELAXED) != 0; }
 using half_may_alias = uint16_t __attribute__((may_alias));

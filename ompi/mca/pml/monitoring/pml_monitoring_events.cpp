@@ -117,7 +117,6 @@ int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, 
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   mpimon_events_drain(events.context);
   const size_t bytes = count * datatype->super.size;
-  record_send(comm, dst, tag, bytes);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
   if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, *request));
@@ -137,7 +136,6 @@ int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, i
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   mpimon_events_drain(events.context);
   const size_t bytes = count * datatype->super.size;
-  record_send(comm, dst, tag, bytes);
   if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, nullptr));
   const int rc = events.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
   if (rc == OMPI_SUCCESS && listened(send_completed_flag))

@@ -36,8 +36,6 @@ inline Category category_of(int tag) {
   return static_cast<Category>(static_cast<uint32_t>(tag >> 31) & state.internal_category);
 }
 
-}  // namespace
-
 // Any case (threads, other jobs, a block not in its home slot): through the engine.
 void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes) {
   const int32_t peer = world_rank_of(comm, dst, state.job);
@@ -47,8 +45,6 @@ void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes
     state.engine->record_other_job(category_of(tag), bytes);
   }
 }
-
-namespace {
 
 // The fast path, inlined into each wrapper: the slot of a peer of our job whose block
 // sits in its home slot (single-threaded process); else nullptr and the wrapper
@@ -74,30 +70,33 @@ inline void add_message(Counters& c, size_t bytes) {
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   record_send(comm, dst, tag, count * datatype->super.size);
+  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
 int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
-  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
   if (slot == nullptr) [[unlikely]] return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
   add_message(*slot->counters, count * datatype->super.size);
+  // Last, where the arguments are live anyway for the tail call: one compare, one branch.
+  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
 [[gnu::noinline]] int send_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   record_send(comm, dst, tag, count * datatype->super.size);
+  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
 int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
-  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
   if (slot == nullptr) [[unlikely]] return send_slow(buf, count, datatype, dst, tag, mode, comm);
   add_message(*slot->counters, count * datatype->super.size);
+  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
