@@ -267,7 +267,27 @@ void before_init_dup() {
   MPI_Comm_free(&dup);
 }
 
+// The names of the collective kinds, from the event type's info after MPI_Init (longer
+// than MPI_MAX_INFO_VAL: MPI_Info_get_valuelen gives the length).
+void check_kind_names() {
+  MPI_Info info = MPI_INFO_NULL;
+  const int rc = MPI_T_event_get_info(event_index(MPIMON_EVENT_COLL_BEGIN), nullptr, nullptr, nullptr, nullptr,
+                                      nullptr, nullptr, nullptr, &info, nullptr, nullptr, nullptr);
+  check(rc == MPI_SUCCESS && info != MPI_INFO_NULL, "get_info with info after MPI_Init: " + std::to_string(rc));
+  if (info == MPI_INFO_NULL) return;
+  int length = 0, flag = 0;
+  MPI_Info_get_valuelen(info, "mpimon_enum_kind", &length, &flag);
+  std::string names(static_cast<size_t>(length) + 1, '\0');
+  MPI_Info_get(info, "mpimon_enum_kind", length + 1, names.data(), &flag);
+  names.resize(static_cast<size_t>(length));
+  check(flag && names.rfind("allgather,allgatherv,allreduce,", 0) == 0 &&
+            names.size() >= 19 && names.compare(names.size() - 19, 19, "ineighbor_alltoallw") == 0,
+        "kind names: " + names);
+  MPI_Info_free(&info);
+}
+
 void coll() {
+  check_kind_names();
   subscribe(MPIMON_EVENT_COLL_BEGIN, &world);
   subscribe(MPIMON_EVENT_COLL_END, &world);
   double x = 1, y = 0;

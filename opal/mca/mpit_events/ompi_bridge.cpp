@@ -66,8 +66,11 @@ int make_info(const std::vector<std::pair<std::string, std::string>>& keys, MPI_
   if (mpi_usable()) {
     MPI_Info info;
     if (MPI_Info_create(&info) != MPI_SUCCESS) return MPI_T_ERR_MEMORY;
+    // opal_info_set, not MPI_Info_set: values may exceed MPI_MAX_INFO_VAL (the
+    // collective kinds list does), which MPI_Info_set refuses with a fatal error.
+    // MPI_Info_get_valuelen / MPI_Info_get read them whole.
     for (const auto& [key, value] : keys) {
-      if (MPI_Info_set(info, key.c_str(), value.c_str()) != MPI_SUCCESS) {
+      if (opal_info_set(&reinterpret_cast<ompi_info_t*>(info)->super, key.c_str(), value.c_str()) != OPAL_SUCCESS) {
         MPI_Info_free(&info);
         return MPI_T_ERR_MEMORY;
       }

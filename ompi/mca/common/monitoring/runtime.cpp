@@ -10,6 +10,7 @@
 
 #include "atomic_file.h"
 #include "job_format.h"
+#include "mpit_events_producer.h"
 #include "mca_values.h"
 #include "ompi_glue.h"
 
@@ -49,7 +50,12 @@ void Runtime::set_recording(bool on) {
 namespace {
 
 void on_mpi_init_bottom(int, char**, int, int*) { Runtime::instance().init_bottom(); }
-void on_mpi_finalize_top() { Runtime::instance().finalize_dump(); }
+void on_mpi_finalize_top() {
+  // A safe point for MPI_T event callbacks of any safety level: instances still queued
+  // are delivered before the end-of-job dump pauses our layers.
+  mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
+  Runtime::instance().finalize_dump();
+}
 
 ompi_hook_base_component_t hooks = [] {
   ompi_hook_base_component_t hook{};

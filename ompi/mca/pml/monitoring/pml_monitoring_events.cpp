@@ -13,7 +13,9 @@
 // collective or the progress engine, so callbacks must not call MPI
 // (MPI_T_CB_REQUIRE_MPI_RESTRICTED; MPI_T_CB_REQUIRE_THREAD_SAFE under
 // MPI_THREAD_MULTIPLE). Tools registered at a lower level get the instances later, from
-// the events library's queue, at the next safe point.
+// the events library's queue, at the next safe point (a collective or one-sided call of
+// the application, an MPI_T_event_* call, MPI_Finalize). Point-to-point calls are no
+// safe point for them, so these wrappers do not drain the queue.
 #include "pml_monitoring_events.h"
 
 #include <ompi/communicator/communicator.h>
@@ -51,7 +53,11 @@ mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, 
                             const void* request) {
   mpimon_pml_event e{};
   e.comm_id = static_cast<int32_t>(comm->c_contextid);
-  e.peer = rank >= 0 ? world_rank_of(comm, rank, events.job) : -1;
+  if (comm == &ompi_mpi_comm_world.comm) {
+    e.peer = rank;  // MPI_ANY_SOURCE stays -1
+  } else {
+    e.peer = rank >= 0 ? world_rank_of(comm, rank, events.job) : -1;
+  }
   e.peer_comm_rank = rank;
   e.tag = tag;
   e.bytes = bytes;
@@ -115,7 +121,6 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
 
 int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
-  mpimon_events_drain(events.context);
   const size_t bytes = count * datatype->super.size;
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
@@ -134,7 +139,6 @@ int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, 
 
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
-  mpimon_events_drain(events.context);
   const size_t bytes = count * datatype->super.size;
   if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, nullptr));
   const int rc = events.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
@@ -145,7 +149,6 @@ int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, i
 
 int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
                       ompi_communicator_t* comm, ompi_request_t** request) {
-  mpimon_events_drain(events.context);
   const int rc = events.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
   if (listened(recv_posted_flag))
@@ -156,7 +159,6 @@ int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int sr
 
 int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
                      ompi_communicator_t* comm, ompi_status_public_t* status) {
-  mpimon_events_drain(events.context);
   if (listened(recv_posted_flag))
     raise(recv_posted_flag, comm, payload_of(comm, src, tag, count * datatype->super.size, nullptr));
   // The completion event needs the actual source and size even when the caller ignores them.
