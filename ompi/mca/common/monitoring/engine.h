@@ -31,6 +31,13 @@ inline constexpr unsigned histogram_bucket(uint64_t bytes) noexcept {
   return static_cast<unsigned>(std::bit_width(bytes));
 }
 
+// histogram_bucket() for the size of a message (< 2^63 bytes: any buffer in an address
+// space) in two instructions on the hot paths: the highest set bit of 2 × bytes + 1 is
+// bit_width(bytes), and the argument is never 0 (one lea, one bsr; no test for 0).
+inline unsigned message_bucket(uint64_t bytes) noexcept {
+  return 63u - static_cast<unsigned>(__builtin_clzll((bytes << 1) | 1));
+}
+
 // What kind of traffic a record describes. The numeric values are part of the job file
 // format: only append.
 enum class Category : uint8_t {

@@ -19,7 +19,16 @@ struct alignas(4) EventFlags {
 };
 extern EventFlags osc_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
-inline bool op_events_listened() { return __atomic_load_n(&osc_event_flags.op, __ATOMIC_RELAXED) != 0; }
+// One compare with memory and a branch (see pml_monitoring_events.h).
+inline bool op_events_listened() {
+#if defined(__x86_64__)
+  bool listened;
+  asm("cmpb $0, %1" : "=@ccne"(listened) : "m"(osc_event_flags.op));
+  return listened;
+#else
+  return __atomic_load_n(&osc_event_flags.op, __ATOMIC_RELAXED) != 0;
+#endif
+}
 using half_may_alias = uint16_t __attribute__((may_alias));
 inline bool sync_events_listened() {
   return __atomic_load_n(reinterpret_cast<const half_may_alias*>(&osc_event_flags.sync_begin), __ATOMIC_RELAXED) != 0;

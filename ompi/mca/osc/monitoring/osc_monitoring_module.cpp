@@ -218,14 +218,11 @@ WindowTable* windows = nullptr;
   return s;
 }
 
-// histogram_bucket(bytes) in two instructions: the highest set bit of 2 × bytes + 1 is
-// bit_width(bytes) (bytes < 2^63), and the argument is never 0 (one bsr, no test).
-inline unsigned bucket_of(uint64_t bytes) { return 63u - static_cast<unsigned>(__builtin_clzll((bytes << 1) | 1)); }
 
 inline void add_message(Counters& c, uint64_t bytes) {
   ++c.messages;
   c.bytes += bytes;
-  ++c.histogram[bucket_of(bytes)];
+  ++c.histogram[message_bucket(bytes)];
 }
 
 // Any case: through the engine (atomic increments when threaded, other jobs totalled
@@ -325,7 +322,6 @@ struct Wrappers {
   // One operation moving `bytes` of `category` data with target `target`.
   template <Category category, auto slot, auto slow, typename... Args>
   [[gnu::always_inline]] static int data_fast(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
-    if (op_events_listened()) [[unlikely]] return slow(args...);
     if constexpr (!threaded) {
       WindowState* s = hot.last.load(std::memory_order_relaxed);
       if (s->win.load(std::memory_order_relaxed) == win) [[likely]] {
@@ -336,12 +332,21 @@ struct Wrappers {
           // Computed before the call: one value to keep across it instead of two.
           asm("" : "+r"(bytes));
           const int rc = (s->original.*slot)(args...);
-          if (rc == OMPI_SUCCESS) [[likely]] add_message(*c, bytes);
+          if (rc == OMPI_SUCCESS) [[likely]] {
+            add_message(*c, bytes);
+            if (op_events_listened()) [[unlikely]] op_event<category, slot>(*s, win, target, bytes);
+          }
           return rc;
         }
       }
     }
     return slow(args...);
+  }
+  // The operation-issued event of a put/get/accumulate (and request forms).
+  template <Category category, auto slot>
+  [[gnu::noinline]] static void op_event(const WindowState& s, const ompi_win_t* win, int target, uint64_t bytes) {
+    raise_op(win, op_kind<slot>(), world_of(s, target), target, category == Category::osc_sent ? bytes : 0,
+             category == Category::osc_recv ? bytes : 0);
   }
   template <Category category, auto slot, typename... Args>
   static int data_slow(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
@@ -350,9 +355,7 @@ struct Wrappers {
     const int rc = (s->original.*slot)(args...);
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, category, bytes);
-      if (op_events_listened()) [[unlikely]]
-        raise_op(win, op_kind<slot>(), world_of(*s, target), target, category == Category::osc_sent ? bytes : 0,
-                 category == Category::osc_recv ? bytes : 0);
+      if (op_events_listened()) [[unlikely]] op_event<category, slot>(*s, win, target, bytes);
     }
     return rc;
   }

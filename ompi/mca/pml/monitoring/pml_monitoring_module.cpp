@@ -64,7 +64,7 @@ inline const CounterTable::Slot* fast_slot(const ompi_communicator_t* comm, int 
 inline void add_message(Counters& c, size_t bytes) {
   ++c.messages;
   c.bytes += bytes;
-  ++c.histogram[histogram_bucket(bytes)];
+  ++c.histogram[message_bucket(bytes)];
 }
 
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
