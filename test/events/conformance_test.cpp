@@ -653,6 +653,68 @@ TEST(Free, FreedInsideOwnCallbackUnderConcurrentRaises) {
   }
 }
 
+namespace {
+// Two registrations of one type: the first one's callback frees the second.
+struct FreesOther {
+  MPI_T_event_registration other = nullptr;
+  FreeProbe* other_probe = nullptr;
+  std::atomic<int> events{0};
+  static void event(MPI_T_event_instance, MPI_T_event_registration, MPI_T_cb_safety, void* self) {
+    auto* f = static_cast<FreesOther*>(self);
+    f->events.fetch_add(1);
+    if (f->other != nullptr) {
+      EXPECT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(f->other, f->other_probe, FreeProbe::free_cb));
+      f->other = nullptr;
+    }
+  }
+};
+}  // namespace
+
+TEST(Free, FreedByAnEarlierRegistrationsCallbackReceivesNothingMore) {
+  const int t = type("ev_free_other", source("src_free_other"));
+  FreesOther first;
+  FreeProbe second;
+  MPI_T_event_registration a = alloc(t), b = alloc(t);
+  first.other = b;
+  first.other_probe = &second;
+  MPI_T_event_register_callback(a, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &first, FreesOther::event);
+  MPI_T_event_register_callback(b, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &second, FreeProbe::event);
+  raise(t, 1, MPI_T_CB_REQUIRE_MPI_RESTRICTED);  // a (frees b), then not b
+  EXPECT_EQ(1, first.events.load());
+  EXPECT_EQ(0, second.events.load());
+  EXPECT_EQ(1, second.free_calls.load());  // once the delivery is over
+  EXPECT_EQ(MPI_T_CB_REQUIRE_MPI_RESTRICTED, second.free_safety);
+  raise(t, 2);
+  EXPECT_EQ(2, first.events.load());
+  EXPECT_EQ(0, second.events.load());
+  EXPECT_EQ(1, second.free_calls.load());
+  MPI_T_event_handle_free(a, nullptr, nullptr);
+}
+
+TEST(Binding, SeveralRegistrationsOnOneObjectEachReceiveInRegistrationOrder) {
+  const int t = type("ev_bind_several", source("src_bind_several"), MPI_T_BIND_MPI_COMM);
+  MPI_Comm world = MPI_COMM_WORLD, self = MPI_COMM_SELF;
+  DropLog log;  // records "event:<serial>" per callback, in call order
+  struct Tagged {
+    DropLog* log;
+    std::string tag;
+    static void event(MPI_T_event_instance instance, MPI_T_event_registration, MPI_T_cb_safety, void* self) {
+      auto* t = static_cast<Tagged*>(self);
+      int64_t serial = 0;
+      MPI_T_event_read(instance, 2, &serial);
+      t->log->log.push_back(t->tag + ":" + std::to_string(serial));
+    }
+  } w1{&log, "w1"}, s1{&log, "s1"}, w2{&log, "w2"};
+  MPI_T_event_registration a = alloc(t, &world), b = alloc(t, &self), c = alloc(t, &world);
+  MPI_T_event_register_callback(a, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &w1, Tagged::event);
+  MPI_T_event_register_callback(b, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &s1, Tagged::event);
+  MPI_T_event_register_callback(c, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &w2, Tagged::event);
+  raise(t, 1, MPI_T_CB_REQUIRE_MPI_RESTRICTED, world);
+  raise(t, 2, MPI_T_CB_REQUIRE_MPI_RESTRICTED, self);
+  EXPECT_EQ((std::vector<std::string>{"w1:1", "w2:1", "s1:2"}), log.log);
+  for (MPI_T_event_registration r : {a, b, c}) MPI_T_event_handle_free(r, nullptr, nullptr);
+}
+
 // ---- 7. Binding ----
 
 TEST(Binding, BoundRegistrationReceivesOnlyItsObjectsEvents) {
@@ -842,6 +904,69 @@ TEST(Timestamps, SourceTimestampFollowsTheEventClock) {
   ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_timestamp(s, &b));
   EXPECT_LE(a, now);
   EXPECT_LE(now, b);
+}
+
+// The producer's MPIMON_EVENTS_NOW: the library stamps the instance.
+TEST(Timestamps, NowIsStampedWithTheLibraryClockWhenDelivered) {
+  const int t = type("ev_ts_now", source("src_ts_now"));
+  Recorder r;
+  MPI_T_event_registration reg = alloc(t);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &r, Recorder::callback);
+  Payload p{1, 0, 0, 1};
+  const MPI_Count before = mpimon_events_now();
+  mpimon_events_raise(t, nullptr, &p, MPIMON_EVENTS_NOW, MPI_T_CB_REQUIRE_THREAD_SAFE);
+  const MPI_Count after = mpimon_events_now();
+  ASSERT_EQ(1, r.calls.load());
+  EXPECT_LE(before, r.seen[0].timestamp);
+  EXPECT_LE(r.seen[0].timestamp, after);
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
+}
+
+TEST(Timestamps, NowIsStampedWhenQueuedNotWhenDrained) {
+  const int t = type("ev_ts_now_queued", source("src_ts_now_queued", MPI_T_SOURCE_UNORDERED));
+  Recorder r;
+  MPI_T_event_registration reg = alloc(t);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &r, Recorder::callback);
+  Payload p{1, 0, 0, 1};
+  const MPI_Count before = mpimon_events_now();
+  mpimon_events_raise(t, nullptr, &p, MPIMON_EVENTS_NOW, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);  // queued
+  const MPI_Count after = mpimon_events_now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const MPI_Count drained = mpimon_events_now();
+  mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
+  ASSERT_EQ(1, r.calls.load());
+  EXPECT_LE(before, r.seen[0].timestamp);
+  EXPECT_LE(r.seen[0].timestamp, after);
+  EXPECT_LT(r.seen[0].timestamp, drained);
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
+}
+
+TEST(Timestamps, NowOnAnOrderedSourceMonotonicAcrossThreads) {
+  const int t = type("ev_ts_now_ordered", source("src_ts_now_ordered"));
+  Recorder r;
+  MPI_T_event_registration reg = alloc(t);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &r, Recorder::callback);
+  const MPI_Count start = mpimon_events_now();
+  std::vector<std::thread> raisers;
+  for (int i = 0; i < 4; ++i)
+    raisers.emplace_back([&, i] {
+      Payload p{i, 0, 0, 0};
+      for (int k = 0; k < 5000; ++k) {
+        p.serial = k;
+        mpimon_events_raise(t, nullptr, &p, MPIMON_EVENTS_NOW, MPI_T_CB_REQUIRE_THREAD_SAFE);
+      }
+    });
+  for (auto& th : raisers) th.join();
+  mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
+  const MPI_Count end = mpimon_events_now();
+  const std::vector<Seen> seen = r.snapshot();
+  EXPECT_GT(seen.size(), 1000u);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_LE(start, seen.front().timestamp);
+  EXPECT_LE(seen.back().timestamp, end);
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    ASSERT_LE(seen[i - 1].timestamp, seen[i].timestamp) << "delivery " << i;
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
 }
 
 // ---- Inside callbacks ----

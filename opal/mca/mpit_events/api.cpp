@@ -21,7 +21,7 @@ enum class Access { in_callbacks_too, outside_callbacks };
 
 int enter(Access access) {
   if (!mpit_initialized()) return MPI_T_ERR_NOT_INITIALIZED;
-  if (callback_depth() > 0) return access == Access::in_callbacks_too ? MPI_SUCCESS : MPI_T_ERR_NOT_ACCESSIBLE;
+  if (in_callback()) return access == Access::in_callbacks_too ? MPI_SUCCESS : MPI_T_ERR_NOT_ACCESSIBLE;
   mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
   return MPI_SUCCESS;
 }
@@ -43,7 +43,7 @@ extern "C" {
 int MPI_T_source_get_num(int* num_sources) {
   if (int rc = enter(Access::in_callbacks_too)) return rc;
   if (num_sources == nullptr) return MPI_T_ERR_INVALID;
-  *num_sources = registry().num_sources.load(std::memory_order_acquire);
+  *num_sources = tables.num_sources.load(std::memory_order_acquire);
   return MPI_SUCCESS;
 }
 
@@ -77,8 +77,8 @@ int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) {
 int MPI_T_event_get_num(int* num_events) {
   if (int rc = enter(Access::in_callbacks_too)) return rc;
   if (num_events == nullptr) return MPI_T_ERR_INVALID;
-  if (callback_depth() == 0) category_index();  // tools enumerate here: make the category visible
-  *num_events = registry().num_types.load(std::memory_order_acquire);
+  if (!in_callback()) category_index();  // tools enumerate here: make the category visible
+  *num_events = tables.num_types.load(std::memory_order_acquire);
   return MPI_SUCCESS;
 }
 
@@ -225,7 +225,7 @@ int MPI_T_category_get_num_events(int cat_index, int* num_events) {
   bool ours = false;
   if (int rc = category_lookup(cat_index, &ours)) return rc;
   if (num_events == nullptr) return MPI_T_ERR_INVALID;
-  *num_events = ours ? registry().num_types.load(std::memory_order_acquire) : 0;
+  *num_events = ours ? tables.num_types.load(std::memory_order_acquire) : 0;
   return MPI_SUCCESS;
 }
 
@@ -234,7 +234,7 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[]) {
   bool ours = false;
   if (int rc = category_lookup(cat_index, &ours)) return rc;
   if (len < 0 || (len > 0 && indices == nullptr)) return MPI_T_ERR_INVALID;
-  const int count = ours ? registry().num_types.load(std::memory_order_acquire) : 0;
+  const int count = ours ? tables.num_types.load(std::memory_order_acquire) : 0;
   for (int i = 0; i < std::min(len, count); ++i) indices[i] = i;
   return MPI_SUCCESS;
 }

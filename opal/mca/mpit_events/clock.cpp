@@ -13,10 +13,11 @@
 #endif
 
 namespace mpimon::events {
-namespace {
 
-enum : int { kUnknown = 0, kTsc = 1, kMonotonic = 2 };
-std::atomic<int> clock_kind{kUnknown};  // constant-initialised: usable from any static initialiser
+// Constant-initialised: usable from any static initialiser. Read inline by clock_read().
+constinit std::atomic<int> clock_kind{kClockUnknown};
+
+namespace {
 
 MPI_Count monotonic_ns() {
   timespec ts;
@@ -29,14 +30,14 @@ int detect() {
   unsigned eax, ebx, ecx, edx;
   if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000007u &&
       __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) && (edx & (1u << 8)) != 0)
-    return kTsc;
+    return kClockTsc;
 #endif
-  return kMonotonic;
+  return kClockMonotonic;
 }
 
 MPI_Count calibrate() {
 #if defined(__x86_64__)
-  if (clock_kind.load(std::memory_order_relaxed) == kTsc) {
+  if (clock_kind.load(std::memory_order_relaxed) == kClockTsc) {
     // 20 ms against CLOCK_MONOTONIC: about 1e-6 relative error.
     const MPI_Count t0 = monotonic_ns();
     const MPI_Count c0 = static_cast<MPI_Count>(__rdtsc());
@@ -55,12 +56,12 @@ MPI_Count calibrate() {
 
 MPI_Count clock_now() {
   int kind = clock_kind.load(std::memory_order_relaxed);
-  if (__builtin_expect(kind == kUnknown, 0)) {
+  if (__builtin_expect(kind == kClockUnknown, 0)) {
     kind = detect();
     clock_kind.store(kind, std::memory_order_relaxed);
   }
 #if defined(__x86_64__)
-  if (kind == kTsc) return static_cast<MPI_Count>(__rdtsc());
+  if (kind == kClockTsc) return static_cast<MPI_Count>(__rdtsc());
 #endif
   return monotonic_ns();
 }

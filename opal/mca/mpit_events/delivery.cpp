@@ -1,12 +1,29 @@
 // Delivery: raise, the per-source bounded ring, drop counting, drains.
 //
-// One thread at a time delivers a source's instances (Source::delivering, taken under
-// the source's spin lock). A raise that finds the source idle with an empty ring
-// delivers its instance directly (no copy); otherwise it copies the instance into the
-// ring and, if no one is delivering, becomes the deliverer and empties the ring as far
-// as its context allows. Callbacks run with no lock held; the deliverer re-takes the
-// lock after each one. Timestamps of an ORDERED source are fixed in ring order under
-// the lock, so delivery order is timestamp order whatever the number of raisers.
+// One thread at a time delivers a source's instances: the holder of the source's
+// delivery token (Source::state & kDelivering). Callbacks run with no lock held.
+//
+// Direct path (the common case, mpimon_events_raise): the source's state is exactly 0
+// (nobody delivering, nothing queued or retired, no drop to report) — one CAS takes the
+// token; the type's snapshot has a callback usable in this context for every entry — the
+// instance is then delivered at once, reading only the immutable snapshot; one CAS gives
+// the token back. No lock, no copy. A snapshot that changes under a callback (the
+// callback freed a registration, or another thread changed callbacks) sends the rest of
+// the delivery to the slow path, which resumes after the last registration served.
+//
+// Slow path (everything else), under the source's spin lock: a raise that cannot have
+// the token (another thread, or this one in a callback, delivers) copies its instance
+// into the ring and leaves it to the holder; a holder delivers directly if nothing is
+// queued and every matching registration can take the instance in this context, else it
+// queues it, then empties the ring in order as far as its context allows. The holder
+// looks at the ring, retired objects and drop reports before releasing the token: every
+// change of state other than the direct path's two CASes is made under the lock, and a
+// holder's release fails (and goes through the lock) when state is not exactly
+// kDelivering.
+//
+// Timestamps: an ORDERED source's timestamps are clamped by the token holder in
+// delivery order, so they never decrease whatever the number of raisers.
+// MPIMON_EVENTS_NOW is stamped once the token is taken (or when the instance is queued).
 #include <algorithm>
 #include <cstring>
 
@@ -20,136 +37,125 @@ static_assert(sizeof(mpimon_coll_event) <= kMaxPayload, "COLL payload exceeds th
 static_assert(sizeof(mpimon_osc_op_event) <= kMaxPayload, "OSC op payload exceeds the ring slot");
 static_assert(sizeof(mpimon_osc_sync_event) <= kMaxPayload, "OSC sync payload exceeds the ring slot");
 
+constinit MPIMON_EVENTS_TLS thread_local Frame* tls_frame = nullptr;
+
 namespace {
 
-// An instance being delivered on this thread; its address is the MPI_T_event_instance.
-struct ActiveInstance {
-  InstanceView view;
-  ActiveInstance* outer;
-};
-
-MPIMON_EVENTS_TLS thread_local ActiveInstance* tls_instances = nullptr;
-MPIMON_EVENTS_TLS thread_local int tls_depth = 0;
-MPIMON_EVENTS_TLS thread_local int tls_context = MPI_T_CB_REQUIRE_NONE;
-
-class CallbackScope {
+// Pushes a frame: the thread is inside a user callback running at `context`.
+class FrameScope {
  public:
-  explicit CallbackScope(MPI_T_cb_safety context) : saved_(tls_context) {
-    ++tls_depth;
-    tls_context = context;
+  FrameScope(const InstanceView& view, MPI_T_cb_safety context) : frame_{view, tls_frame, context} {
+    tls_frame = &frame_;
   }
-  ~CallbackScope() {
-    --tls_depth;
-    tls_context = saved_;
-  }
-  CallbackScope(const CallbackScope&) = delete;
-  CallbackScope& operator=(const CallbackScope&) = delete;
+  ~FrameScope() { tls_frame = frame_.outer; }
+  FrameScope(const FrameScope&) = delete;
+  FrameScope& operator=(const FrameScope&) = delete;
+  MPI_T_event_instance handle() { return reinterpret_cast<MPI_T_event_instance>(&frame_); }
 
  private:
-  int saved_;
+  Frame frame_;
 };
 
 struct Pending {
   EventType* type;
-  const void* object;
+  const void* object;  // masked with the type's object_mask
   MPI_Count timestamp;
   uint64_t horizon;
   const unsigned char* payload;
 };
 
-void count_drop(Registration& reg) {
-  if (reg.dropped < kMaxCount) ++reg.dropped;
+MPI_Count stamp(MPI_Count timestamp) { return timestamp == MPIMON_EVENTS_NOW ? clock_read() : timestamp; }
+
+// ORDERED: never below the last delivered timestamp. Token held.
+MPI_Count clamp(Source& source, MPI_Count timestamp) {
+  if (!source.ordered) return timestamp;
+  if (timestamp < source.last_timestamp) return source.last_timestamp;
+  source.last_timestamp = timestamp;
+  return timestamp;
 }
 
-// Registrations of the instance that exist but have no callback usable in `context`.
-bool deliverable_now(const EventType& type, const void* object, uint64_t horizon, MPI_T_cb_safety context) {
-  if (!type.lax[context]) return true;
-  for (const Registration* reg : type.registrations) {
-    if (reg->id > horizon) break;
-    if (reg->matches(object) && reg->has_callback && reg->choice[context] < 0) return false;
-  }
+// Lock held.
+void count_drop(Source& source, Registration& reg) {
+  if (reg.dropped < kMaxCount) ++reg.dropped;
+  update_drop_report(source, reg);
+}
+
+// Takes the token if nobody holds it. Lock held.
+bool take_token_locked(Source& source) {
+  uint32_t s = source.state.load();
+  while ((s & kDelivering) == 0)
+    if (source.state.compare_exchange_weak(s, s | kDelivering)) return true;
+  return false;
+}
+
+// Every matching registration has a callback usable in `context`. Lock held.
+bool deliverable_now(const Snapshot& snap, const void* object, uint64_t horizon, MPI_T_cb_safety context) {
+  if (snap.direct[context] != nullptr) return true;
+  for (const Delivery* e = snap.list[context]; e->reg != nullptr && e->reg->id <= horizon; ++e)
+    if (e->object == object && e->function == nullptr) return false;
   return true;
 }
 
-// Lock held on entry and return; may drop it around `reg`'s user callbacks.
-void finish_free(Source& source, Registration* reg, MPI_T_cb_safety context) {
-  source.lock.unlock();
-  run_free_callback(reg, context);
-  source.lock.lock();
+// The first entry of the context's list with an id above `id`.
+const Delivery* after(const Snapshot& snap, MPI_T_cb_safety context, uint64_t id) {
+  const Delivery* list = snap.list[context];
+  return std::upper_bound(list, list + snap.count, id, [](uint64_t v, const Delivery& e) { return v < e.reg->id; });
 }
 
-// Deliver one instance to every matching registration. Source lock held and
-// source.delivering owned by this thread, on entry and return.
-void deliver_locked(Source& source, const Pending& p, MPI_T_cb_safety context) {
-  const std::vector<Registration*>& list = p.type->registrations;
-  std::size_t i = 0;
-  uint64_t last = 0;
-  uint64_t version = p.type->version;
+// Deliver one instance to the matching registrations of the type's current snapshot with
+// ids in (from, horizon]. Lock held and token owned, on entry and return.
+void deliver_locked(Source& source, const Pending& p, MPI_T_cb_safety context, uint64_t from) {
+  const Snapshot* snap = p.type->snapshot.load(std::memory_order_relaxed);  // publishers hold the lock
+  const Delivery* e = after(*snap, context, from);
+  uint64_t last = from;
   for (;;) {
-    if (p.type->version != version) {
-      // The list changed while a callback ran: resume after the last id seen.
-      version = p.type->version;
-      i = std::upper_bound(list.begin(), list.end(), last,
-                           [](uint64_t id, const Registration* reg) { return id < reg->id; }) -
-          list.begin();
+    if (const Snapshot* now = p.type->snapshot.load(std::memory_order_relaxed); now != snap) {
+      // Changed while a callback ran: resume after the last registration served.
+      snap = now;
+      e = after(*snap, context, last);
     }
-    if (i >= list.size()) break;
-    Registration* reg = list[i++];
-    last = reg->id;
-    if (reg->id > p.horizon) break;
-    if (!reg->matches(p.object)) continue;
-    int level = reg->choice[context];
-    if (level < 0) {
-      if (reg->has_callback) count_drop(*reg);
+    if (e->reg == nullptr || e->reg->id > p.horizon) break;
+    const Delivery& entry = *e++;
+    Registration& reg = *entry.reg;  // not deleted while we hold the token
+    last = reg.id;
+    if (entry.object != p.object) continue;
+    const Callback cb{entry.function, entry.user_data};
+    if (cb.function == nullptr) {
+      count_drop(source, reg);
       continue;
     }
-    if (reg->dropped > 0 && reg->dropped_handler != nullptr) {
-      const MPI_Count count = reg->dropped;
-      reg->dropped = 0;
-      MPI_T_event_dropped_cb_function* handler = reg->dropped_handler;
-      void* user_data = reg->callbacks[level].user_data;
-      source.in_callback = reg;
+    if (reg.drop_report) {
+      const MPI_Count count = reg.dropped;
+      MPI_T_event_dropped_cb_function* handler = reg.dropped_handler;
+      reg.dropped = 0;
+      update_drop_report(source, reg);
       source.lock.unlock();
       {
-        CallbackScope scope(context);
-        handler(count, to_handle(reg), source.index, context, user_data);
+        FrameScope scope({nullptr, nullptr, 0}, context);
+        handler(count, to_handle(&reg), source.index, context, cb.user_data);
       }
       source.lock.lock();
-      source.in_callback = nullptr;
-      if (reg->free_pending) {
-        finish_free(source, reg, context);
-        continue;
-      }
-      level = reg->choice[context];  // another thread may have changed the callbacks
-      if (level < 0) {
-        if (reg->has_callback) count_drop(*reg);
+      if (p.type->snapshot.load(std::memory_order_relaxed) != snap) {
+        last = reg.id - 1;  // look at this registration again in the new snapshot
         continue;
       }
     }
-    const Callback cb = reg->callbacks[level];
-    source.in_callback = reg;
     source.lock.unlock();
     {
-      ActiveInstance instance{{p.type, p.payload, p.timestamp}, tls_instances};
-      tls_instances = &instance;
-      CallbackScope scope(context);
-      cb.function(reinterpret_cast<MPI_T_event_instance>(&instance), to_handle(reg), context, cb.user_data);
-      tls_instances = instance.outer;
+      FrameScope scope({p.type, p.payload, p.timestamp}, context);
+      cb.function(scope.handle(), to_handle(&reg), context, cb.user_data);
     }
     source.lock.lock();
-    source.in_callback = nullptr;
-    if (reg->free_pending) finish_free(source, reg, context);
   }
 }
 
-// Copy an instance into the ring, or count it dropped for its listeners if full.
+// Copy an instance into the ring, or count it dropped for its listeners if full. Lock held.
 void enqueue_locked(Source& source, EventType& type, const void* object, const void* payload, MPI_Count timestamp,
                     uint64_t horizon) {
   if (source.ring_count == kRingCapacity) {
-    for (Registration* reg : type.registrations) {
-      if (reg->id > horizon) break;
-      if (reg->matches(object) && reg->has_callback) count_drop(*reg);
-    }
+    const Snapshot& snap = *type.snapshot.load(std::memory_order_relaxed);
+    for (const Delivery* e = snap.list[0]; e->reg != nullptr && e->reg->id <= horizon; ++e)
+      if (e->object == object) count_drop(source, *e->reg);
     return;
   }
   QueuedInstance& slot = source.ring[(source.ring_head + source.ring_count) % kRingCapacity];
@@ -159,47 +165,165 @@ void enqueue_locked(Source& source, EventType& type, const void* object, const v
   slot.horizon = horizon;
   if (type.extent > 0) std::memcpy(slot.payload, payload, type.extent);
   ++source.ring_count;
-  registry().queued.fetch_add(1, std::memory_order_relaxed);
+  tables.queued.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Deliver ring entries in order while this context can. Lock held and delivering owned
-// on entry; both released on return.
-void drain_locked(Source& source, MPI_T_cb_safety context) {
-  while (source.ring_count > 0) {
-    const QueuedInstance& head = source.ring[source.ring_head];
-    if (!deliverable_now(*head.type, head.object, head.horizon, context)) break;  // wait for a laxer context
-    QueuedInstance local;
-    local.type = head.type;
-    local.object = head.object;
-    local.timestamp = head.timestamp;
-    local.horizon = head.horizon;
-    std::memcpy(local.payload, head.payload, head.type->extent);
-    source.ring_head = (source.ring_head + 1) % kRingCapacity;
-    --source.ring_count;
-    registry().queued.fetch_sub(1, std::memory_order_relaxed);
-    deliver_locked(source, {local.type, local.object, local.timestamp, local.horizon, local.payload}, context);
-  }
-  source.delivering = false;
+// Runs the free callbacks of registrations retired to this holder and destroys retired
+// snapshots: nothing of this delivery reads them any more. Lock held on entry and return
+// (released meanwhile); false if there was nothing.
+bool dispose_retired_locked(Source& source, MPI_T_cb_safety context) {
+  Registration* regs = source.retired_registrations;
+  Snapshot* snaps = source.retired_snapshots;
+  if (regs == nullptr && snaps == nullptr) return false;
+  source.retired_registrations = nullptr;
+  source.retired_snapshots = nullptr;
   source.lock.unlock();
+  while (snaps != nullptr) {
+    Snapshot* next = snaps->next_retired;
+    destroy_snapshot(snaps);
+    snaps = next;
+  }
+  while (regs != nullptr) {
+    Registration* next = regs->next_retired;
+    run_free_callback(regs, context);
+    regs = next;
+  }
+  source.lock.lock();
+  return true;
+}
+
+// The holder's duties before giving the token back: deliver ring entries in order while
+// this context can, dispose of retired objects; then release. Lock held and token owned
+// on entry; both released on return.
+void finish_locked(Source& source, MPI_T_cb_safety context) {
+  do {
+    while (source.ring_count > 0) {
+      const QueuedInstance& head = source.ring[source.ring_head];
+      if (!deliverable_now(*head.type->snapshot.load(std::memory_order_relaxed), head.object, head.horizon, context))
+        break;  // wait for a laxer context
+      QueuedInstance local;
+      local.type = head.type;
+      local.object = head.object;
+      local.timestamp = clamp(source, head.timestamp);
+      local.horizon = head.horizon;
+      std::memcpy(local.payload, head.payload, head.type->extent);
+      source.ring_head = (source.ring_head + 1) % kRingCapacity;
+      --source.ring_count;
+      tables.queued.fetch_sub(1, std::memory_order_relaxed);
+      deliver_locked(source, {local.type, local.object, local.timestamp, local.horizon, local.payload}, context, 0);
+    }
+  } while (dispose_retired_locked(source, context));
+  // Queued instances left for a laxer context keep kWork set: raises queue behind them.
+  source.state.fetch_and(~(kDelivering | (source.ring_count == 0 ? kWork : 0)), std::memory_order_release);
+  source.lock.unlock();
+}
+
+// Everything but the direct path. `holding`: the caller took the token already.
+[[gnu::noinline]] void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
+                                  MPI_T_cb_safety context, bool holding) {
+  Source& source = *type.source;
+  source.lock.lock();
+  if (!holding) holding = take_token_locked(source);
+  timestamp = stamp(timestamp);
+  if (!holding || source.ring_count > 0 ||
+      !deliverable_now(*type.snapshot.load(std::memory_order_relaxed), object, UINT64_MAX, context)) {
+    // Registrations made from now on do not receive it.
+    const uint64_t horizon = tables.next_registration_id.load(std::memory_order_relaxed) - 1;
+    enqueue_locked(source, type, object, payload, timestamp, horizon);
+    // Tell the holder (maybe this thread, in a callback) or, if it has just released the
+    // token, take it over.
+    uint32_t s = source.state.load();
+    for (;;) {
+      const uint32_t want = (s & kDelivering) != 0 ? s | kWork : s | kWork | kDelivering;
+      if (source.state.compare_exchange_weak(s, want)) break;
+    }
+    if ((s & kDelivering) != 0 && !holding) {
+      source.lock.unlock();
+      return;
+    }
+    finish_locked(source, context);
+    return;
+  }
+  timestamp = clamp(source, timestamp);
+  deliver_locked(source, {&type, object, timestamp, UINT64_MAX, static_cast<const unsigned char*>(payload)}, context,
+                 0);
+  finish_locked(source, context);
+}
+
+// The direct path's state while several registrations are bound to the object.
+struct DirectDelivery {
+  Frame frame;             // the callbacks' frame: type, payload, timestamp, context
+  const Delivery* served;  // the entry whose callback runs
+  const void* object;
+  const Snapshot* snap;
+};
+
+// The first entry from `e` on whose registration is bound to `object`, or nullptr.
+inline const Delivery* next_match(const Delivery* e, const void* object) {
+  while (e->reg != nullptr && e->object != object) ++e;
+  return e->reg != nullptr ? e : nullptr;
+}
+
+// The direct path met a changed snapshot after the registration d.served: finish the
+// delivery under the lock (and release the token).
+[[gnu::noinline]] void resume_slow(const DirectDelivery& d) {
+  Source& source = *d.frame.view.type->source;
+  source.lock.lock();
+  deliver_locked(source, {d.frame.view.type, d.object, d.frame.view.timestamp, UINT64_MAX, d.frame.view.payload},
+                 d.frame.context, d.served->reg->id);
+  finish_locked(source, d.frame.context);
+}
+
+[[gnu::noinline]] void release_slow(Source& source, MPI_T_cb_safety context);
+
+// Gives the token back; through the lock if something was flagged for the holder.
+inline void release(Source& source, MPI_T_cb_safety context) {
+  uint32_t held = kDelivering;
+  if (__builtin_expect(!source.state.compare_exchange_strong(held, 0, std::memory_order_release,
+                                                              std::memory_order_relaxed),
+                       0))
+    release_slow(source, context);
+}
+
+// The direct path with several registrations bound to the object (entry e and the
+// following matches), watching for a snapshot change between their callbacks.
+[[gnu::noinline]] void deliver_several(const Snapshot* snap, const Delivery* e, const void* object,
+                                       const unsigned char* payload, MPI_Count timestamp, MPI_T_cb_safety context) {
+  EventType* type = snap->type;
+  DirectDelivery d{{{type, payload, timestamp}, tls_frame, context}, e, object, snap};
+  tls_frame = &d.frame;
+  for (const Delivery* more = next_match(e + 1, object);; e = more, more = next_match(e + 1, object)) {
+    d.served = e;
+    e->function(reinterpret_cast<MPI_T_event_instance>(&d.frame), to_handle(e->reg), context, e->user_data);
+    if (more == nullptr) break;
+    if (type->snapshot.load(std::memory_order_relaxed) != snap) {
+      // A callback changed the registrations: serve the rest under the lock, after the
+      // last registration served. (The old snapshot stays valid: we hold the token.)
+      tls_frame = d.frame.outer;
+      return resume_slow(d);
+    }
+  }
+  tls_frame = d.frame.outer;
+  release(*type->source, context);
+}
+
+// The direct path's release failed: something was flagged for the holder. Token owned.
+void release_slow(Source& source, MPI_T_cb_safety context) {
+  source.lock.lock();
+  finish_locked(source, context);
 }
 
 }  // namespace
 
-int callback_depth() { return tls_depth; }
-
-MPI_T_cb_safety current_context() {
-  return tls_depth > 0 ? static_cast<MPI_T_cb_safety>(tls_context) : MPI_T_CB_REQUIRE_NONE;
-}
-
 const InstanceView* find_instance(MPI_T_event_instance handle) {
-  for (ActiveInstance* a = tls_instances; a != nullptr; a = a->outer)
-    if (reinterpret_cast<MPI_T_event_instance>(a) == handle) return &a->view;
+  for (Frame* f = tls_frame; f != nullptr; f = f->outer)
+    if (reinterpret_cast<MPI_T_event_instance>(f) == handle && f->view.type != nullptr) return &f->view;
   return nullptr;
 }
 
 void invoke_free_callback(MPI_T_event_free_cb_function* cb, MPI_T_event_registration reg, void* user_data,
                           MPI_T_cb_safety context) {
-  CallbackScope scope(context);
+  FrameScope scope({nullptr, nullptr, 0}, context);
   cb(reg, context, user_data);
 }
 
@@ -211,52 +335,59 @@ extern "C" {
 
 void mpimon_events_raise(int event_index, const void* object, const void* payload, MPI_Count timestamp,
                          MPI_T_cb_safety context) {
-  EventType* type = type_at(event_index);
-  if (type == nullptr || static_cast<unsigned>(context) >= kLevels) return;
+  if (__builtin_expect(static_cast<unsigned>(event_index) >= static_cast<unsigned>(kMaxTypes) ||
+                           static_cast<unsigned>(context) >= static_cast<unsigned>(kLevels),
+                       0))
+    return;
+  EventType* type = tables.types[event_index].load(std::memory_order_acquire);
+  if (__builtin_expect(type == nullptr, 0)) return;
+  object = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(object) & type->object_mask);
   Source& source = *type->source;
-  source.lock.lock();
-  if (source.ordering == MPI_T_SOURCE_ORDERED) {
-    if (timestamp < source.last_timestamp)
-      timestamp = source.last_timestamp;
-    else
-      source.last_timestamp = timestamp;
+  uint32_t idle = 0;
+  if (__builtin_expect(!source.state.compare_exchange_strong(idle, kDelivering), 0))
+    return raise_slow(*type, object, payload, timestamp, context, false);
+  // Loaded after taking the token (see snapshot.cpp).
+  const Snapshot* snap = type->snapshot.load();
+  const Delivery* e = snap->direct[context];
+  if (__builtin_expect(e == nullptr, 0)) return raise_slow(*type, object, payload, timestamp, context, true);
+  if (e->object != object) {  // (the list is not empty)
+    e = next_match(e + 1, object);
+    if (e == nullptr) return release(source, context);  // no registration bound to the object
   }
-  if (source.delivering || source.ring_count > 0 || !deliverable_now(*type, object, UINT64_MAX, context)) {
-    // Registrations made from now on do not receive it.
-    const uint64_t horizon = registry().next_registration_id.load(std::memory_order_relaxed) - 1;
-    enqueue_locked(source, *type, object, payload, timestamp, horizon);
-    if (source.delivering) {  // the deliverer (maybe this thread, in a callback) will take it
-      source.lock.unlock();
-      return;
-    }
-    source.delivering = true;
-    drain_locked(source, context);
-    return;
+  if (timestamp == MPIMON_EVENTS_NOW) {
+#if defined(__x86_64__)
+    if (__builtin_expect(clock_kind.load(std::memory_order_relaxed) != kClockTsc, 0))
+#endif
+      return raise_slow(*type, object, payload, timestamp, context, true);  // clock_now() is a call
+#if defined(__x86_64__)
+    timestamp = static_cast<MPI_Count>(__rdtsc());
+#endif
   }
-  source.delivering = true;
-  deliver_locked(source, {type, object, timestamp, UINT64_MAX, static_cast<const unsigned char*>(payload)}, context);
-  if (__builtin_expect(source.ring_count > 0, 0)) {
-    drain_locked(source, context);  // queued by others meanwhile
-    return;
-  }
-  source.delivering = false;
-  source.lock.unlock();
+  timestamp = clamp(source, timestamp);
+  if (__builtin_expect(e[1].reg != nullptr, 0) && next_match(e + 1, object) != nullptr)
+    return deliver_several(snap, e, object, static_cast<const unsigned char*>(payload), timestamp, context);
+  // One registration: push the frame, call, pop, release. After the callback everything
+  // is re-read from `frame` (memory the callback may see through tls_frame), so nothing
+  // needs a callee-saved register, and every other path of this function is a tail call.
+  Frame frame{{type, static_cast<const unsigned char*>(payload), timestamp}, tls_frame, context};
+  tls_frame = &frame;
+  e->function(reinterpret_cast<MPI_T_event_instance>(&frame), to_handle(e->reg), context, e->user_data);
+  tls_frame = frame.outer;
+  release(*frame.view.type->source, frame.context);
 }
 
 void mpimon_events_drain(MPI_T_cb_safety context) {
-  if (tls_depth > 0 || static_cast<unsigned>(context) >= kLevels) return;
-  Registry& r = registry();
-  if (r.queued.load(std::memory_order_relaxed) == 0) return;
-  const int n = r.num_sources.load(std::memory_order_acquire);
+  if (tls_frame != nullptr || static_cast<unsigned>(context) >= kLevels) return;
+  if (tables.queued.load(std::memory_order_relaxed) == 0) return;
+  const int n = tables.num_sources.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i) {
     Source& source = *source_at(i);
     source.lock.lock();
-    if (source.delivering || source.ring_count == 0) {
+    if (source.ring_count == 0 || !take_token_locked(source)) {
       source.lock.unlock();
       continue;
     }
-    source.delivering = true;
-    drain_locked(source, context);
+    finish_locked(source, context);
   }
 }
 

@@ -29,6 +29,14 @@
  *   No user callback runs with a library lock held. The payload is read during the call
  *   only (copied when queued).
  *
+ * - Timestamps. `timestamp` is the observation time in library clock ticks
+ *   (mpimon_events_now()), or MPIMON_EVENTS_NOW: the library stamps the instance itself
+ *   with the clock, at the raise (once it may deliver the source's instances, or when it
+ *   queues the instance) — cheaper than calling mpimon_events_now() first, and the
+ *   natural order of an ORDERED source. An ORDERED source's delivered timestamps never
+ *   decrease: an instance observed earlier than one already delivered gets the later
+ *   timestamp.
+ *
  * - Safe points. Producers call mpimon_events_drain(context) where user callbacks may
  *   run at `context` (our wrappers' entry, the MPI_Finalize hook); the library also
  *   drains inside its own MPI_T_event_* entry points. A drain inside a callback is a no-op.
@@ -89,8 +97,11 @@ void mpimon_events_unwatch(int event_index, unsigned char *flag);
 /* The library clock, in ticks of every source (cheap: safe to call on the raise path). */
 MPI_Count mpimon_events_now(void);
 
+/* A timestamp for mpimon_events_raise: "now", read by the library (see above). */
+#define MPIMON_EVENTS_NOW ((MPI_Count)-1)
+
 /* Deliver (or queue, or drop) one instance. `timestamp` is the observation time
- * (mpimon_events_now() when the event happened). */
+ * (mpimon_events_now() when the event happened) or MPIMON_EVENTS_NOW. */
 void mpimon_events_raise(int event_index, const void *object, const void *payload,
                          MPI_Count timestamp, MPI_T_cb_safety context);
 

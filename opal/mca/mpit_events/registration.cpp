@@ -1,25 +1,19 @@
 // Registrations: allocation, callbacks per safety level, dropped handlers, and the free
 // protocol (free_cb exactly once, after the registration's last callback).
 //
-// A registration leaves its type's list (so no delivery can select it again) under its
-// source's lock. If a callback of it is running at that moment (Source::in_callback),
-// the free is left to the delivering thread, which runs free_cb when that callback
-// returns; otherwise free_cb runs before MPI_T_event_handle_free returns.
+// Every change a delivery must see publishes a new snapshot of the type's registrations
+// (snapshot.cpp). A freed registration leaves the snapshot at once; deliveries that may
+// still read an older snapshot naming it run under the source's delivery token, so:
+// if the token is free, free_cb runs before MPI_T_event_handle_free returns; otherwise
+// the registration is retired to the token's holder, which runs free_cb (in its
+// delivery context) after its last callback — also when the registration is freed
+// inside its own callback.
 #include <algorithm>
 #include <new>
 
 #include "events_internal.h"
 
 namespace mpimon::events {
-
-void recompute_choice(Registration& reg) {
-  reg.has_callback = false;
-  for (int context = kLevels - 1, best = -1; context >= 0; --context) {
-    if (reg.callbacks[context].function != nullptr) best = context;
-    reg.choice[context] = static_cast<int8_t>(best);
-    reg.has_callback = reg.has_callback || best >= 0;
-  }
-}
 
 void update_listening(EventType& type, bool was, bool now) {
   if (was == now) return;
@@ -30,13 +24,15 @@ void update_listening(EventType& type, bool was, bool now) {
     for (unsigned char* flag : type.watchers) __atomic_store_n(flag, static_cast<unsigned char>(after), __ATOMIC_RELAXED);
 }
 
-void registrations_changed(EventType& type) {
-  ++type.version;
-  for (int context = 0; context < kLevels; ++context) {
-    type.lax[context] = false;
-    for (const Registration* reg : type.registrations)
-      if (reg->has_callback && reg->choice[context] < 0) type.lax[context] = true;
-  }
+void update_drop_report(Source& source, Registration& reg) {
+  const bool report = reg.active && reg.dropped > 0 && reg.dropped_handler != nullptr;
+  if (report == reg.drop_report) return;
+  reg.drop_report = report;
+  // A nonzero count keeps raises of the source off the direct path until reported.
+  if (report)
+    source.state.fetch_add(kDropReport);
+  else
+    source.state.fetch_sub(kDropReport);
 }
 
 Registration* find_registration(MPI_T_event_registration handle) {
@@ -60,17 +56,12 @@ int alloc_registration(EventType& type, const void* object, MPI_T_event_registra
     auto reg = std::make_unique<Registration>();
     reg->type = &type;
     reg->object = object;
-    reg->id = r.next_registration_id.fetch_add(1, std::memory_order_relaxed);
+    type.registrations.reserve(type.registrations.size() + 1);
     r.live.insert(reg.get());
-    Source& source = *type.source;
-    try {
-      std::lock_guard lock(source.lock);
-      type.registrations.push_back(reg.get());  // ids ascend: the list stays sorted
-      registrations_changed(type);
-    } catch (...) {
-      r.live.erase(reg.get());
-      throw;
-    }
+    // No callback yet: not in the snapshot, nothing to publish. Its id is above the
+    // horizon of every instance already queued.
+    reg->id = tables.next_registration_id.fetch_add(1, std::memory_order_relaxed);
+    type.registrations.push_back(reg.get());  // ids ascend: the list stays sorted
     *out = to_handle(reg.release());
   } catch (const std::bad_alloc&) {
     return MPI_T_ERR_MEMORY;
@@ -84,14 +75,22 @@ int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_func
   Registration* reg = find_registration(handle);
   if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
   EventType& type = *reg->type;
-  bool was, now;
+  const bool was = reg->listening();
+  const Callback previous = reg->callbacks[level];
+  reg->callbacks[level] = {function, function != nullptr ? user_data : nullptr};
+  Snapshot* next;
+  try {
+    next = build_snapshot(type, type.registrations);
+  } catch (const std::bad_alloc&) {
+    reg->callbacks[level] = previous;
+    return MPI_T_ERR_MEMORY;
+  }
+  const bool now = reg->listening();
   {
     std::lock_guard lock(type.source->lock);
-    was = reg->listening();
-    reg->callbacks[level] = {function, function != nullptr ? user_data : nullptr};
-    recompute_choice(*reg);
-    registrations_changed(type);
-    now = reg->listening();
+    publish_snapshot(type, next);
+    reg->active = now;
+    update_drop_report(*type.source, *reg);
   }
   update_listening(type, was, now);
   return MPI_SUCCESS;
@@ -108,9 +107,11 @@ int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_
   std::lock_guard guard(r.control);
   Registration* reg = find_registration(handle);
   if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
-  std::lock_guard lock(reg->type->source->lock);
+  Source& source = *reg->type->source;
+  std::lock_guard lock(source.lock);
   reg->dropped_handler = function;
   reg->dropped = 0;  // the count is of instances missed since the handler was set
+  update_drop_report(source, *reg);
   return MPI_SUCCESS;
 }
 
@@ -121,24 +122,41 @@ int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_ev
     std::lock_guard guard(r.control);
     reg = find_registration(handle);
     if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
-    r.live.erase(reg);
     EventType& type = *reg->type;
     Source& source = *type.source;
-    bool was, pending;
+    std::vector<Registration*> remaining;
+    Snapshot* next = nullptr;
+    const bool listed = std::find(type.registrations.begin(), type.registrations.end(), reg) != type.registrations.end();
+    if (listed) {
+      try {
+        remaining.reserve(type.registrations.size());
+        for (Registration* other : type.registrations)
+          if (other != reg) remaining.push_back(other);
+        if (reg->active) next = build_snapshot(type, remaining);
+      } catch (const std::bad_alloc&) {
+        return MPI_T_ERR_MEMORY;  // nothing changed: the handle is still valid
+      }
+    }
+    const bool was = reg->listening();
+    r.live.erase(reg);
+    if (listed) type.registrations.swap(remaining);
+    bool deferred;
     {
       std::lock_guard lock(source.lock);
-      was = reg->listening();
-      auto& list = type.registrations;
-      list.erase(std::remove(list.begin(), list.end(), reg), list.end());
-      registrations_changed(type);
+      if (next != nullptr) publish_snapshot(type, next);
+      reg->active = false;
+      update_drop_report(source, *reg);
       reg->free_cb = free_cb;
       reg->free_user_data = user_data;
-      // A callback of it is running: the deliverer finishes the free (and may already
-      // have deleted it once the lock is released: do not touch reg after this block).
-      pending = reg->free_pending = source.in_callback == reg;
+      // Checked after the publication: if the token is free, no delivery reads reg again.
+      deferred = defer_to_token_holder(source);
+      if (deferred) {
+        reg->next_retired = source.retired_registrations;
+        source.retired_registrations = reg;  // the holder may delete it once we unlock
+      }
     }
     update_listening(type, was, false);
-    if (pending) return MPI_SUCCESS;
+    if (deferred) return MPI_SUCCESS;
   }
   run_free_callback(reg, current_context());
   return MPI_SUCCESS;
@@ -151,27 +169,36 @@ using namespace mpimon::events;
 extern "C" {
 
 void mpimon_events_object_freed(int bind, const void* object) {
+  if (bind == MPI_T_BIND_NO_OBJECT) return;
   Registry& r = registry();
   std::lock_guard guard(r.control);
-  const int n = r.num_types.load(std::memory_order_acquire);
+  const int n = tables.num_types.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i) {
     EventType& type = *type_at(i);
-    if (type.bind != bind || bind == MPI_T_BIND_NO_OBJECT) continue;
+    if (type.bind != bind) continue;
+    const auto bound = [object](const Registration* reg) { return reg->object == object; };
+    if (std::none_of(type.registrations.begin(), type.registrations.end(), bound)) continue;
+    std::vector<Registration*> remaining;
+    Snapshot* next;
+    try {
+      for (Registration* reg : type.registrations)
+        if (!bound(reg)) remaining.push_back(reg);
+      next = build_snapshot(type, remaining);
+    } catch (const std::bad_alloc&) {
+      continue;  // out of memory: these registrations keep receiving the address's events
+    }
     std::lock_guard lock(type.source->lock);
-    auto& list = type.registrations;
-    for (auto it = list.begin(); it != list.end();) {
-      Registration* reg = *it;
-      if (reg->object != object) {
-        ++it;
-        continue;
-      }
+    publish_snapshot(type, next);
+    for (Registration* reg : type.registrations) {
+      if (!bound(reg)) continue;
       // Stays a valid handle until freed, but receives nothing more; a new object at the
       // same address does not revive it.
       update_listening(type, reg->listening(), false);
       reg->object_gone = true;
-      it = list.erase(it);
+      reg->active = false;
+      update_drop_report(*type.source, *reg);
     }
-    registrations_changed(type);
+    type.registrations.swap(remaining);
   }
 }
 
@@ -180,8 +207,10 @@ int mpimon_events_test_set_dropped(MPI_T_event_registration handle, MPI_Count co
   std::lock_guard guard(r.control);
   Registration* reg = find_registration(handle);
   if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
-  std::lock_guard lock(reg->type->source->lock);
+  Source& source = *reg->type->source;
+  std::lock_guard lock(source.lock);
   reg->dropped = count;
+  update_drop_report(source, *reg);
   return MPI_SUCCESS;
 }
 

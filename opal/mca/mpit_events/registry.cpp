@@ -15,6 +15,8 @@ Registry& registry() {
   return *instance;
 }
 
+constinit Tables tables;  // zero before any static initialiser runs
+
 namespace {
 
 // Sizes of the basic datatypes an element may have (MPI_Type_size may not be called
@@ -65,7 +67,7 @@ int register_source(const char* name, const char* description, MPI_T_source_orde
     *source_index = it->second;
     return MPI_SUCCESS;
   }
-  const int index = r.num_sources.load(std::memory_order_relaxed);
+  const int index = tables.num_sources.load(std::memory_order_relaxed);
   if (index >= kMaxSources) return MPI_T_ERR_OUT_OF_HANDLES;
   try {
     auto source = std::make_unique<Source>();
@@ -73,14 +75,15 @@ int register_source(const char* name, const char* description, MPI_T_source_orde
     source->name = name;
     source->description = description ? description : "";
     source->ordering = ordering;
+    source->ordered = ordering == MPI_T_SOURCE_ORDERED;
     source->timestamps_on_demand = (flags & MPIMON_EVENTS_SOURCE_NO_TIMESTAMP) == 0;
     source->ring = std::make_unique<QueuedInstance[]>(kRingCapacity);
     r.source_names.emplace(source->name, index);
-    r.sources[index].store(source.release(), std::memory_order_release);
+    tables.sources[index].store(source.release(), std::memory_order_release);
   } catch (const std::bad_alloc&) {
     return MPI_T_ERR_MEMORY;
   }
-  r.num_sources.store(index + 1, std::memory_order_release);
+  tables.num_sources.store(index + 1, std::memory_order_release);
   *source_index = index;
   return MPI_SUCCESS;
 }
@@ -143,7 +146,7 @@ int mpimon_events_register_type(const mpimon_event_type_desc* desc, int* event_i
   }
   Source* source = source_at(desc->source_index);
   if (source == nullptr) return MPI_T_ERR_INVALID_INDEX;
-  const int index = r.num_types.load(std::memory_order_relaxed);
+  const int index = tables.num_types.load(std::memory_order_relaxed);
   if (index >= kMaxTypes) return MPI_T_ERR_OUT_OF_HANDLES;
   try {
     auto type = std::make_unique<EventType>();
@@ -154,17 +157,19 @@ int mpimon_events_register_type(const mpimon_event_type_desc* desc, int* event_i
     type->verbosity = desc->verbosity;
     type->bind = desc->bind;
     type->source = source;
+    if (desc->bind == MPI_T_BIND_NO_OBJECT) type->object_mask = 0;
     type->extent = desc->payload_extent;
     for (const char* const* kv = desc->info; kv != nullptr && kv[0] != nullptr; kv += 2) {
       if (kv[1] == nullptr) return MPI_T_ERR_INVALID;
       type->info.emplace_back(kv[0], kv[1]);
     }
+    type->snapshot.store(build_snapshot(*type, {}), std::memory_order_relaxed);  // empty
     r.type_names.emplace(type->name, index);
-    r.types[index].store(type.release(), std::memory_order_release);
+    tables.types[index].store(type.release(), std::memory_order_release);
   } catch (const std::bad_alloc&) {
     return MPI_T_ERR_MEMORY;
   }
-  r.num_types.store(index + 1, std::memory_order_release);
+  tables.num_types.store(index + 1, std::memory_order_release);
   *event_index = index;
   return MPI_SUCCESS;
 }

@@ -26,7 +26,7 @@ int completed(ompi_request_t* request) {
   auto* pending = static_cast<PendingEnd*>(request->req_complete_cb_data);
   request->req_complete_cb_data = nullptr;
   if (pending != nullptr) {
-    mpimon_events_raise(end_index, pending->comm, &pending->event, mpimon_events_now(), progress_context);
+    mpimon_events_raise(end_index, pending->comm, &pending->event, MPIMON_EVENTS_NOW, progress_context);
     delete pending;
   }
   return 0;
@@ -55,11 +55,11 @@ MPI_T_cb_safety call_context() {
 }
 
 void raise_begin(ompi_communicator_t* comm, const mpimon_coll_event& event, MPI_T_cb_safety context) {
-  mpimon_events_raise(begin_index, comm, &event, mpimon_events_now(), context);
+  mpimon_events_raise(begin_index, comm, &event, MPIMON_EVENTS_NOW, context);
 }
 
 void raise_end(ompi_communicator_t* comm, const mpimon_coll_event& event, MPI_T_cb_safety context) {
-  mpimon_events_raise(end_index, comm, &event, mpimon_events_now(), context);
+  mpimon_events_raise(end_index, comm, &event, MPIMON_EVENTS_NOW, context);
 }
 
 void raise_end_at_completion(ompi_request_t* request, ompi_communicator_t* comm, const mpimon_coll_event& event) {

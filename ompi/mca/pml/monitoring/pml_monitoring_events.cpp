@@ -46,7 +46,7 @@ inline bool listened(EventFlag which) {
 }
 
 void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
-  mpimon_events_raise(events.index[which], comm, &payload, mpimon_events_now(), events.context);
+  mpimon_events_raise(events.index[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
 }
 
 mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
