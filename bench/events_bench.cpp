@@ -5,8 +5,11 @@
 // modes (what world rank 0, the measured sender, does before MPI_Init):
 //   plain     nothing: no MPI_T at all
 //   idle      MPI_T_init_thread, no event handle (events built in, nobody listening)
-//   empty     an empty callback at MPI_T_CB_REQUIRE_THREAD_SAFE on the four point-to-point
-//             event types, bound to MPI_COMM_WORLD (delivered immediately)
+//   one       an empty callback at MPI_T_CB_REQUIRE_THREAD_SAFE on mpimon_pml_send_posted,
+//             bound to MPI_COMM_WORLD (one event per iteration, delivered immediately)
+//   empty     the same on the four point-to-point event types (two events per iteration:
+//             send posted and send completed; the receive events fire in MPI_Recv, which
+//             is not measured)
 //   buffered  the same callbacks at MPI_T_CB_REQUIRE_NONE: the events, raised inside the
 //             point-to-point calls, are queued; each iteration then calls
 //             MPI_T_event_get_num, a safe point that delivers them
@@ -28,11 +31,12 @@ namespace {
 
 void empty_callback(MPI_T_event_instance, MPI_T_event_registration, MPI_T_cb_safety, void*) {}
 
-std::vector<MPI_T_event_registration> subscribe(MPI_T_cb_safety level) {
+std::vector<MPI_T_event_registration> subscribe(MPI_T_cb_safety level, bool all_four = true) {
   static MPI_Comm world = MPI_COMM_WORLD;
   std::vector<MPI_T_event_registration> handles;
   for (const char* name : {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
                            MPIMON_EVENT_PML_RECV_COMPLETED}) {
+    if (!all_four && std::strcmp(name, MPIMON_EVENT_PML_SEND_POSTED) != 0) continue;
     int index = -1;
     MPI_T_event_registration handle;
     if (MPI_T_event_get_index(name, &index) != MPI_SUCCESS ||
@@ -50,14 +54,16 @@ std::vector<MPI_T_event_registration> subscribe(MPI_T_cb_safety level) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: mpimon_bench_events <plain|idle|empty|buffered> <K>   (2 ranks)\n");
+    std::fprintf(stderr, "usage: mpimon_bench_events <plain|idle|one|empty|buffered> <K>   (2 ranks)\n");
     return 2;
   }
   const char* mode = argv[1];
   const long count = std::strtol(argv[2], nullptr, 10);
   const bool uses_mpit = std::strcmp(mode, "plain") != 0;
   const bool buffered = std::strcmp(mode, "buffered") == 0;
-  if ((uses_mpit && std::strcmp(mode, "idle") != 0 && std::strcmp(mode, "empty") != 0 && !buffered) || count < 1) {
+  const bool one = std::strcmp(mode, "one") == 0;
+  if ((uses_mpit && std::strcmp(mode, "idle") != 0 && std::strcmp(mode, "empty") != 0 && !one && !buffered) ||
+      count < 1) {
     std::fprintf(stderr, "mpimon_bench_events: bad mode or K\n");
     return 2;
   }
@@ -65,6 +71,7 @@ int main(int argc, char** argv) {
   std::vector<MPI_T_event_registration> handles;
   if (uses_mpit) MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
   if (std::strcmp(mode, "empty") == 0) handles = subscribe(MPI_T_CB_REQUIRE_THREAD_SAFE);
+  if (one) handles = subscribe(MPI_T_CB_REQUIRE_THREAD_SAFE, false);
   if (buffered) handles = subscribe(MPI_T_CB_REQUIRE_NONE);
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;

@@ -45,11 +45,11 @@ inline bool listened(EventFlag which) {
   return __atomic_load_n(&pml_event_flags.flag[which], __ATOMIC_RELAXED) != 0;
 }
 
-void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
+inline void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
   mpimon_events_raise(events.index[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
 }
 
-mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
+inline mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
                             const void* request) {
   mpimon_pml_event e{};
   e.comm_id = static_cast<int32_t>(comm->c_contextid);
@@ -121,17 +121,18 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
 
 int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
-  const size_t bytes = count * datatype->super.size;
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
-  if (listened(send_posted_flag)) raise(send_posted_flag, comm, payload_of(comm, dst, tag, bytes, *request));
+  ompi_request_t* r = *request;
+  const mpimon_pml_event e = payload_of(comm, dst, tag, count * datatype->super.size, r);  // both events'
+  if (listened(send_posted_flag)) raise(send_posted_flag, comm, e);
   if (listened(send_completed_flag)) {
     // ob1 completes small sends inside MPI_Isend and returns the shared, already complete
     // ompi_request_empty: the send is complete now.
-    if (*request == &ompi_request_empty) {
-      raise(send_completed_flag, comm, payload_of(comm, dst, tag, bytes, *request));
+    if (r == &ompi_request_empty) {
+      raise(send_completed_flag, comm, e);
     } else {
-      arm(*request, send_completed);
+      arm(r, send_completed);
     }
   }
   return rc;
