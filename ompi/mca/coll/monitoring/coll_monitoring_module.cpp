@@ -109,7 +109,9 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   // Nonblocking slots end with (..., comm, request, module).
   static constexpr bool nonblocking = std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
 
-  static int call(Args... args) {
+  // flatten: the rule is instantiated twice (accounting and the begin event's totals), and
+  // GCC would then call it out of line here, on the hot path.
+  [[gnu::flatten]] static int call(Args... args) {
     if (events_listened() && nesting == 0) [[unlikely]] return call_with_events(args...);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
@@ -122,7 +124,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     return rc;
   }
 
-  static void record(Module* self, Args... args) {
+  [[gnu::always_inline]] static void record(Module* self, Args... args) {
     Sends sends(*engine, job, self->comm);
     Rule::apply(sends, args...);
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
