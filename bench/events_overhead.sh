@@ -20,7 +20,8 @@
 #   empty      ours + empty callbacks on the 4 point-to-point events: two events per
 #              iteration, send posted and send completed (empty)
 #   buffered   ours + the callbacks at MPI_T_CB_REQUIRE_NONE: queued, delivered by one
-#              MPI_T_event_get_num per iteration (buffered)
+#              MPI_T_event_get_num per iteration (buffered); that call also delivers the
+#              two receive events of the unmeasured acknowledgement receive
 # Targets (issue 5): idle - compiled-out <= 3; an empty callback registered: <= 80 more
 # than idle (checked for one and for two events per iteration).
 #
@@ -144,7 +145,7 @@ label() {
     idle) echo "mpimon, events built in, nobody listening" ;;
     one) echo "mpimon + empty callback on send posted (1 event per iteration)" ;;
     empty) echo "mpimon + empty callbacks on the 4 p2p events (2 events per iteration)" ;;
-    buffered) echo "mpimon + empty callback at REQUIRE_NONE (queued, drained per iteration)" ;;
+    buffered) echo "mpimon + the 4 empty callbacks at REQUIRE_NONE (queued; each MPI_T_event_get_num delivers 4: this send's 2, the acknowledgement's 2 receive events)" ;;
   esac
 }
 

@@ -1,6 +1,8 @@
 // Everything that needs Open MPI 4.1 internals: the MPI_T init count, our MPI_T category
 // (an MCA variable group), element enums (MCA enums, which MPI_T_enum_* understands)
 // and info objects usable before MPI_Init.
+#include <atomic>
+#include <cstring>
 #include <ompi_config.h>
 extern "C" {
 #include <ompi/info/info.h>
@@ -47,9 +49,19 @@ int category_index() {
   // Open MPI frees its groups when MPI_T is finalized: look the group up every time and
   // register it again when it is gone. (Framework "mpimon_events", no component: the
   // category's name is exactly "mpimon_events".)
+  // The index found last is checked first: an array lookup and a name compare, where
+  // mca_base_var_group_find builds the full name in a fresh allocation (this runs in
+  // MPI_T_event_get_num, which tools may call often).
+  static std::atomic<int> cached{-1};
   MpitLock lock;
-  int index = mca_base_var_group_find(nullptr, kCategory, nullptr);
+  int index = cached.load(std::memory_order_relaxed);
+  const mca_base_var_group_t* group = nullptr;
+  if (index >= 0 && mca_base_var_group_get(index, &group) == OPAL_SUCCESS && group != nullptr &&
+      group->group_full_name != nullptr && std::strcmp(group->group_full_name, kCategory) == 0)
+    return index;
+  index = mca_base_var_group_find(nullptr, kCategory, nullptr);
   if (index < 0) index = mca_base_var_group_register(nullptr, kCategory, nullptr, kCategoryDescription);
+  cached.store(index < 0 ? -1 : index, std::memory_order_relaxed);
   return index < 0 ? -1 : index;
 }
 
