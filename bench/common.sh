@@ -42,3 +42,27 @@ snapshot_plugins() {
     cmp -s "$f" "$snapdir/$(basename "$f")" || die "$f changed while being copied (is the build tree being rebuilt?); run again"
   done
 }
+
+# Writes an executable wrapper $1 (`wrapper OUT program args...`) that runs MPI_COMM_WORLD
+# rank 0 under callgrind, counting only inside the functions named in $2..; other ranks
+# run natively.
+write_rank0_callgrind_wrapper() {
+  local file=$1 toggles="" f
+  shift
+  for f in "$@"; do toggles+=" --toggle-collect=$f"; done
+  cat >"$file" <<EOS
+#!/bin/sh
+out=\$1
+shift
+if [ "\${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
+  exec valgrind -q --tool=callgrind$toggles --callgrind-out-file="\$out" "\$@"
+fi
+exec "\$@"
+EOS
+  chmod +x "$file"
+}
+
+# The total instruction count of a callgrind output file.
+callgrind_total() {
+  awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$1" | head -n1
+}

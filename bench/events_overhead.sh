@@ -65,17 +65,7 @@ else
 fi
 
 wrapper=$work/rank0_callgrind.sh
-cat >"$wrapper" <<'EOS'
-#!/bin/sh
-out=$1
-shift
-if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
-  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Isend --toggle-collect=PMPI_Wait \
-    --toggle-collect=MPI_T_event_get_num --callgrind-out-file="$out" "$@"
-fi
-exec "$@"
-EOS
-chmod +x "$wrapper"
+write_rank0_callgrind_wrapper "$wrapper" PMPI_Isend PMPI_Wait MPI_T_event_get_num
 
 snapshot_plugins "$work"
 # The same plugins, with the PML plugin built without the events check.
@@ -116,7 +106,7 @@ run_one() {
     *) grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
   esac
   local total
-  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  total=$(callgrind_total "$out")
   [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] || die "callgrind counted nothing for $config, K=$k"
   echo "$total"
 }

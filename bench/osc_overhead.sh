@@ -127,17 +127,7 @@ exe=$work/osc_epochs
 
 # Only MPI_COMM_WORLD rank 0 (the origin) runs under callgrind; rank 1 runs natively.
 wrapper=$work/rank0_callgrind.sh
-cat >"$wrapper" <<'EOF'
-#!/bin/sh
-out=$1
-shift
-if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
-  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Win_lock --toggle-collect=PMPI_Put \
-    --toggle-collect=PMPI_Win_unlock --callgrind-out-file="$out" "$@"
-fi
-exec "$@"
-EOF
-chmod +x "$wrapper"
+write_rank0_callgrind_wrapper "$wrapper" PMPI_Win_lock PMPI_Put PMPI_Win_unlock
 
 snapshot_plugins "$work"
 our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
@@ -210,7 +200,7 @@ run_one() {
   esac
 
   local total lock put unlock self=0
-  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  total=$(callgrind_total "$out")
   [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] ||
     die "callgrind counted nothing for $config, K=$k (does --toggle-collect=PMPI_Win_lock match?)"
   lock=$(annotate_sum "$out" yes ':PMPI_Win_lock ')

@@ -93,16 +93,7 @@ fi
 
 # Only MPI_COMM_WORLD rank 0 (the sender) runs under callgrind; rank 1 runs natively.
 wrapper=$work/rank0_callgrind.sh
-cat >"$wrapper" <<'EOF'
-#!/bin/sh
-out=$1
-shift
-if [ "${OMPI_COMM_WORLD_RANK:-}" = 0 ]; then
-  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Isend --callgrind-out-file="$out" "$@"
-fi
-exec "$@"
-EOF
-chmod +x "$wrapper"
+write_rank0_callgrind_wrapper "$wrapper" PMPI_Isend
 
 snapshot_plugins "$work"
 cp -p "$exe" "$work/mpimon_bench_isend"
@@ -149,7 +140,7 @@ run_one() {
   esac
 
   local total
-  total=$(awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$out" | head -n1)
+  total=$(callgrind_total "$out")
   [[ $total =~ ^[0-9]+$ && $total -gt 0 ]] ||
     die "callgrind counted nothing for $config, $comm, $size B, K=$k (does --toggle-collect=PMPI_Isend match?)"
   echo "$total"
