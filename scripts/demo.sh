@@ -13,7 +13,7 @@ rm -rf "$out" && mkdir -p "$out"
 echo "== mpimon run -- -np 8 mpimon_example (ring, binary-tree reduce, 2-D halo)"
 "$build/bin/mpimon" run -- -np 8 \
   --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
-  --mca pml_monitoring_filename "$out/example" \
+  --mca pml_monitoring_filename "$out/example" --mca pml_monitoring_job_file "$out/mpimon-job.txt" \
   --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_reduce_algorithm 4 \
   "$build/bin/mpimon_example" ring reduce halo
 echo "== per-rank dumps (Open MPI's .prof format): $out/example.<rank>.prof"
