@@ -44,7 +44,9 @@ extern "C" {
 /* Binding to an MPI session (MPI 4.0); Open MPI 4.1's bind enum ends at
  * MPI_T_BIND_MPI_INFO (10). */
 #define MPI_T_BIND_MPI_SESSION 11
-#endif
+
+/* Everything below is declared by an MPI 4.0 mpi.h itself: with one, this header adds
+ * nothing (the #if above covers the whole file). */
 
 /* An event instance: valid only inside the event callback that received it. */
 typedef struct mpimon_mpit_event_instance *MPI_T_event_instance;
@@ -185,6 +187,8 @@ int MPI_T_category_get_num_events(int cat_index, int *num_events);
 
 /* The first min(len, number) event indices of a category. */
 int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+
+#endif /* MPI_VERSION < 4 */
 
 #ifdef __cplusplus
 }
