@@ -170,7 +170,12 @@ struct EventType {
   // Guarded by control.
   std::vector<Registration*> registrations;  // live, object not freed, id order
   int listening = 0;                          // registrations with >= 1 callback
-  std::vector<unsigned char*> watchers;
+  struct Watcher {
+    unsigned char* flag;
+    mpimon_events_changed_fn* changed;  // may be null
+    void* arg;
+  };
+  std::vector<Watcher> watchers;
 };
 
 struct Registration {

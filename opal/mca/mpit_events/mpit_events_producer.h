@@ -94,6 +94,14 @@ int mpimon_events_find_type(const char *name);
 void mpimon_events_watch(int event_index, unsigned char *flag);
 void mpimon_events_unwatch(int event_index, unsigned char *flag);
 
+/* The same, and `changed(arg)` is called right after the byte changes (and once now), so
+ * that a producer can install or remove wrappers that exist only for listeners. It runs
+ * with the library's control lock held, on the thread that changed the registrations:
+ * it must be short and must not call this library. Unwatch with mpimon_events_unwatch. */
+typedef void mpimon_events_changed_fn(void *arg);
+void mpimon_events_watch_notify(int event_index, unsigned char *flag, mpimon_events_changed_fn *changed,
+                                void *arg);
+
 /* The library clock, in ticks of every source (cheap: safe to call on the raise path). */
 MPI_Count mpimon_events_now(void);
 

@@ -20,8 +20,12 @@ void update_listening(EventType& type, bool was, bool now) {
   const bool before = type.listening > 0;
   type.listening += now ? 1 : -1;
   const bool after = type.listening > 0;
-  if (before != after)
-    for (unsigned char* flag : type.watchers) __atomic_store_n(flag, static_cast<unsigned char>(after), __ATOMIC_RELAXED);
+  if (before != after) {
+    for (const EventType::Watcher& w : type.watchers) {
+      __atomic_store_n(w.flag, static_cast<unsigned char>(after), __ATOMIC_RELAXED);
+      if (w.changed != nullptr) w.changed(w.arg);
+    }
+  }
 }
 
 void update_drop_report(Source& source, Registration& reg) {

@@ -182,12 +182,17 @@ int mpimon_events_find_type(const char* name) {
   return it == r.type_names.end() ? -1 : it->second;
 }
 
-void mpimon_events_watch(int event_index, unsigned char* flag) {
+void mpimon_events_watch_notify(int event_index, unsigned char* flag, mpimon_events_changed_fn* changed, void* arg) {
   EventType* type = type_at(event_index);
   if (type == nullptr || flag == nullptr) return;
   std::lock_guard guard(registry().control);
-  type->watchers.push_back(flag);
+  type->watchers.push_back({flag, changed, arg});
   __atomic_store_n(flag, static_cast<unsigned char>(type->listening > 0), __ATOMIC_RELAXED);
+  if (changed != nullptr) changed(arg);
+}
+
+void mpimon_events_watch(int event_index, unsigned char* flag) {
+  mpimon_events_watch_notify(event_index, flag, nullptr, nullptr);
 }
 
 void mpimon_events_unwatch(int event_index, unsigned char* flag) {
@@ -195,7 +200,7 @@ void mpimon_events_unwatch(int event_index, unsigned char* flag) {
   if (type == nullptr || flag == nullptr) return;
   std::lock_guard guard(registry().control);
   auto& w = type->watchers;
-  w.erase(std::remove(w.begin(), w.end(), flag), w.end());
+  w.erase(std::remove_if(w.begin(), w.end(), [&](const EventType::Watcher& x) { return x.flag == flag; }), w.end());
   __atomic_store_n(flag, static_cast<unsigned char>(0), __ATOMIC_RELAXED);
 }
 

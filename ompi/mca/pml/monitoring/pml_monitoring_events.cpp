@@ -105,7 +105,9 @@ void arm(ompi_request_t* request, ompi_request_complete_fn_t callback) {
 
 }  // namespace
 
-void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded) {
+static void call_back(void* function) { reinterpret_cast<void (*)()>(function)(); }
+
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*receives_changed)()) {
   events.original = original;
   events.ob1 = ob1;
   events.job = LocalJob::of_this_process();
@@ -115,7 +117,13 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
                           MPIMON_EVENT_PML_SEND_COMPLETED, MPIMON_EVENT_PML_RECV_COMPLETED};
   for (int i = 0; i < 4; ++i) {
     events.index[i] = mpimon_events_find_type(names[i]);
-    if (events.index[i] >= 0) mpimon_events_watch(events.index[i], &pml_event_flags.flag[i]);
+    if (events.index[i] < 0) continue;
+    if (i == recv_posted_flag || i == recv_completed_flag) {
+      mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
+                                 reinterpret_cast<void*>(receives_changed));
+    } else {
+      mpimon_events_watch(events.index[i], &pml_event_flags.flag[i]);
+    }
   }
 }
 

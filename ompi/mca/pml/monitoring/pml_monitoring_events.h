@@ -43,7 +43,15 @@ inline bool events_listened() {
 }
 
 // Looks up our event types and starts mirroring their listeners into pml_event_flags.
-void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded);
+// `receives_changed` runs whenever the receive events gain their first or lose their last
+// listener (the receive wrappers exist only for them).
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*receives_changed)());
+
+// Whether a tool listens to receive events.
+inline bool receive_events_listened() {
+  return __atomic_load_n(&pml_event_flags.flag[recv_posted_flag], __ATOMIC_RELAXED) != 0 ||
+         __atomic_load_n(&pml_event_flags.flag[recv_completed_flag], __ATOMIC_RELAXED) != 0;
+}
 
 // The wrappers' event paths (the send has been recorded already): forward to the
 // original PML, raise the events, and arm completion callbacks for those that need them.

@@ -1,9 +1,12 @@
 // The send wrappers. Hot path: test whether a tool listens to our MPI_T events (one
 // byte-word of this plugin's data), translate the peer to its world rank, pick the
 // category from the tag, record, then call the original PML function (a tail call).
-// The receive wrappers exist for the events only: without a listener they forward.
+// The receive wrappers exist for the events only, and are in place only while a tool
+// listens to receive events.
 #include "pml_monitoring.h"
 #include "pml_monitoring_events.h"
+
+#include <atomic>
 
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
@@ -187,13 +190,28 @@ int monitored_start(size_t count, ompi_request_t** requests) {
 
 }  // namespace
 
+namespace {
+
+std::atomic<bool> recording{false};
+
+// The receive wrappers exist only for the MPI_T receive events: in place while recording
+// and a tool listens, else receives go straight to the PML. (Called by the events library
+// when listeners come and go, and by set_recording.)
+void install_receive_wrappers() {
+  const bool wrap = recording.load(std::memory_order_relaxed) && receive_events_listened();
+  __atomic_store_n(&mca_pml.pml_irecv, wrap ? monitored_irecv : state.original.pml_irecv, __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_recv, wrap ? monitored_recv : state.original.pml_recv, __ATOMIC_RELAXED);
+}
+
+}  // namespace
+
 void set_recording(bool on) {
   mca_pml.pml_isend = on ? monitored_isend : state.original.pml_isend;
   mca_pml.pml_send = on ? monitored_send : state.original.pml_send;
   mca_pml.pml_isend_init = on ? monitored_isend_init : state.original.pml_isend_init;
   mca_pml.pml_start = on ? monitored_start : state.original.pml_start;
-  mca_pml.pml_irecv = on ? monitored_irecv : state.original.pml_irecv;
-  mca_pml.pml_recv = on ? monitored_recv : state.original.pml_recv;
+  recording.store(on, std::memory_order_relaxed);
+  install_receive_wrappers();
 }
 
 void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
@@ -205,7 +223,7 @@ void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   state.internal_category = static_cast<uint32_t>(split_internal ? Category::internal : Category::external);
   state.ob1 = selected_pml_is_ob1;
   state.original = mca_pml;
-  start_events(state.original, selected_pml_is_ob1, threaded);
+  start_events(state.original, selected_pml_is_ob1, threaded, install_receive_wrappers);
   set_recording(true);
   Runtime::instance().add_layer(set_recording);
 }
