@@ -11,6 +11,8 @@
 //                      only: point-to-point events (raised in a restricted context) are
 //                      queued and arrive at the next safe point (a collective, an
 //                      MPI_T_event_* call).
+//   receives           persistent (MPI_Recv_init + MPI_Start) and matched (MPI_Mrecv,
+//                      MPI_Imrecv) receives raise posted/completed events
 //   bound              a handle bound to a duplicate of MPI_COMM_WORLD sees only that
 //                      communicator's sends, and nothing after it is freed (not even from
 //                      a new communicator at the same address).
@@ -234,6 +236,57 @@ void queued() {
   check_ring_events();
 }
 
+// Persistent and matched receives: 2 rounds of Recv_init/Send_init + Start, then one
+// MPI_Mprobe + MPI_Mrecv and one MPI_Improbe + MPI_Imrecv, from the left neighbour.
+void receives() {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  std::vector<char> out(4000, 1), in(4000);
+  MPI_Request persistent[2];
+  MPI_Recv_init(in.data(), 100, MPI_CHAR, left, 7, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Send_init(out.data(), 100, MPI_CHAR, right, 7, MPI_COMM_WORLD, &persistent[1]);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Startall(2, persistent);
+    MPI_Waitall(2, persistent, MPI_STATUSES_IGNORE);
+  }
+  MPI_Request_free(&persistent[0]);
+  MPI_Request_free(&persistent[1]);
+  MPI_Request send;
+  MPI_Isend(out.data(), 3000, MPI_CHAR, right, 8, MPI_COMM_WORLD, &send);
+  MPI_Message message;
+  MPI_Mprobe(left, 8, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE);
+  MPI_Mrecv(in.data(), 3000, MPI_CHAR, &message, MPI_STATUS_IGNORE);
+  MPI_Wait(&send, MPI_STATUS_IGNORE);
+  MPI_Isend(out.data(), 4000, MPI_CHAR, right, 9, MPI_COMM_WORLD, &send);
+  int found = 0;
+  while (!found) MPI_Improbe(left, 9, MPI_COMM_WORLD, &found, &message, MPI_STATUS_IGNORE);
+  MPI_Request recv;
+  MPI_Imrecv(in.data(), 4000, MPI_CHAR, &message, &recv);
+  MPI_Wait(&recv, MPI_STATUS_IGNORE);
+  MPI_Wait(&send, MPI_STATUS_IGNORE);
+
+  auto external = [](std::vector<Received> v) {
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }),
+            v.end());
+    return v;
+  };
+  const auto posted = external(take(MPIMON_EVENT_PML_RECV_POSTED));
+  const auto completed = external(take(MPIMON_EVENT_PML_RECV_COMPLETED));
+  check(posted.size() == 4, "receives posted " + std::to_string(posted.size()));
+  check(completed.size() == 4, "receives completed " + std::to_string(completed.size()));
+  const uint64_t bytes[4] = {100, 100, 3000, 4000};
+  for (size_t i = 0; i < 4 && i < posted.size() && i < completed.size(); ++i) {
+    check(posted[i].pml.peer == left, "posted source " + std::to_string(i));
+    check(completed[i].pml.peer == left, "completed source " + std::to_string(i));
+    check(completed[i].pml.bytes == bytes[i], "completed bytes " + std::to_string(completed[i].pml.bytes));
+    check(completed[i].pml.tag == (i < 2 ? 7 : static_cast<int>(i) + 6), "completed tag");
+  }
+  for (size_t i = 0; i < 2 && i < posted.size() && i < completed.size(); ++i)
+    check(posted[i].pml.request == completed[i].pml.request && posted[i].pml.request != 0, "persistent pairing");
+  if (posted.size() == 4 && completed.size() == 4)
+    check(posted[3].pml.request == completed[3].pml.request && posted[3].pml.request != 0, "imrecv pairing");
+}
+
 void bound() {
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -381,6 +434,9 @@ int main(int argc, char** argv) {
     subscribe(MPIMON_EVENT_PML_SEND_POSTED, &world);
   } else if (mode == "traffic") {
     subscribe_pml();
+  } else if (mode == "receives") {
+    subscribe(MPIMON_EVENT_PML_RECV_POSTED, &world);
+    subscribe(MPIMON_EVENT_PML_RECV_COMPLETED, &world);
   }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -388,6 +444,7 @@ int main(int argc, char** argv) {
   if (mode == "traffic") traffic(argc > 2 ? argv[2] : "ring");
   else if (mode == "queued") queued();
   else if (mode == "bound") bound();
+  else if (mode == "receives") receives();
   else if (mode == "before_init") before_init_dup();
   else if (mode == "coll") coll();
   else if (mode == "osc") osc();

@@ -57,6 +57,11 @@ TEST(Events, CallbacksAtNoSafetyLevelGetPointToPointEventsAtTheNextSafePoint4Ran
   expect_every_rank_ok(job, 4, "queued");
 }
 
+TEST(Events, PersistentAndMatchedReceivesRaiseTheirEvents4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "receives"}));
+  expect_every_rank_ok(job, 4, "receives");
+}
+
 TEST(Events, HandleBoundToACommunicatorSeesOnlyItsEvents4Ranks) {
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "bound"}));
   expect_every_rank_ok(job, 4, "bound");

@@ -180,6 +180,49 @@ int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src
   return rc;
 }
 
+// Matched receives (MPI_Mprobe/MPI_Improbe, then MPI_Mrecv/MPI_Imrecv): the message
+// names the source and the communicator; read them before the call consumes it.
+int imrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                       ompi_request_t** request) {
+  ompi_message_t* m = *message;
+  if (m == nullptr || m == &ompi_message_no_proc.message || m->comm == nullptr)
+    return events.original.pml_imrecv(buf, count, datatype, message, request);
+  const ompi_communicator_t* comm = m->comm;
+  const int source = m->peer;
+  const int rc = events.original.pml_imrecv(buf, count, datatype, message, request);
+  if (rc != OMPI_SUCCESS) return rc;
+  if (listened(recv_posted_flag))
+    raise(recv_posted_flag, comm, payload_of(comm, source, MPI_ANY_TAG, count * datatype->super.size, *request));
+  if (listened(recv_completed_flag)) arm(*request, recv_completed);
+  return rc;
+}
+
+int mrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                      ompi_status_public_t* status) {
+  ompi_message_t* m = *message;
+  if (m == nullptr || m == &ompi_message_no_proc.message || m->comm == nullptr)
+    return events.original.pml_mrecv(buf, count, datatype, message, status);
+  const ompi_communicator_t* comm = m->comm;
+  if (listened(recv_posted_flag))
+    raise(recv_posted_flag, comm, payload_of(comm, m->peer, MPI_ANY_TAG, count * datatype->super.size, nullptr));
+  ompi_status_public_t own{};
+  ompi_status_public_t* used = status == MPI_STATUS_IGNORE ? &own : status;
+  const int rc = events.original.pml_mrecv(buf, count, datatype, message, used);
+  if (rc == OMPI_SUCCESS && listened(recv_completed_flag))
+    raise(recv_completed_flag, comm,
+          payload_of(comm, used->MPI_SOURCE, used->MPI_TAG, static_cast<uint64_t>(used->_ucount), nullptr));
+  return rc;
+}
+
+void persistent_recv_started(ompi_request_t* request) {
+  const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
+  if (listened(recv_posted_flag))
+    raise(recv_posted_flag, base->req_comm,
+          payload_of(base->req_comm, base->req_peer, base->req_tag,
+                     base->req_count * base->req_datatype->super.size, request));
+  if (listened(recv_completed_flag)) arm(request, recv_completed);
+}
+
 void persistent_send_started(ompi_request_t* request) {
   const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
   if (listened(send_posted_flag))

@@ -7,6 +7,7 @@
 #include "ompi_glue.h"
 
 #include <ompi/mca/pml/pml.h>
+#include <ompi/message/message.h>
 
 #include <cstdint>
 
@@ -63,8 +64,13 @@ int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int sr
                       ompi_communicator_t* comm, ompi_request_t** request);
 int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
                      ompi_communicator_t* comm, ompi_status_public_t* status);
-// A persistent ob1 send was just started: its posted event and completion callback.
+int imrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                       ompi_request_t** request);
+int mrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                      ompi_status_public_t* status);
+// A persistent ob1 send or receive was just started: its posted event and completion callback.
 void persistent_send_started(ompi_request_t* request);
+void persistent_recv_started(ompi_request_t* request);
 
 
 }  // namespace mpimon::pml

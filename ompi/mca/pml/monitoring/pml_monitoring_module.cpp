@@ -115,16 +115,30 @@ int monitored_recv(void* buf, size_t count, ompi_datatype_t* datatype, int src, 
   return state.original.pml_recv(buf, count, datatype, src, tag, comm, status);
 }
 
+int monitored_imrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                     ompi_request_t** request) {
+  if (events_listened()) [[unlikely]] return imrecv_with_events(buf, count, datatype, message, request);
+  return state.original.pml_imrecv(buf, count, datatype, message, request);
+}
+
+int monitored_mrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
+                    ompi_status_public_t* status) {
+  if (events_listened()) [[unlikely]] return mrecv_with_events(buf, count, datatype, message, status);
+  return state.original.pml_mrecv(buf, count, datatype, message, status);
+}
+
 // ---------------------------------------------------------------------------------------
 // Persistent sends. MPI_Start/MPI_Startall call request->req_start, not the module's
 // start, so each request our isend_init returns gets our start function. ob1 may replace
 // a still-active request object at restart: ours is re-installed after every start.
 // Fields of a request are only read when the selected PML is ob1 (base request layout).
 
-bool is_ob1_send(const ompi_request_t* request) {
+bool is_ob1(const ompi_request_t* request, mca_pml_base_request_type_t type) {
   return request != nullptr && request->req_type == OMPI_REQUEST_PML &&
-         reinterpret_cast<const mca_pml_base_request_t*>(request)->req_type == MCA_PML_REQUEST_SEND;
+         reinterpret_cast<const mca_pml_base_request_t*>(request)->req_type == type;
 }
+bool is_ob1_send(const ompi_request_t* request) { return is_ob1(request, MCA_PML_REQUEST_SEND); }
+bool is_ob1_recv(const ompi_request_t* request) { return is_ob1(request, MCA_PML_REQUEST_RECV); }
 
 void record_persistent_send(const ompi_request_t* request) {
   const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
@@ -136,12 +150,16 @@ int monitored_request_start(size_t count, ompi_request_t** requests);
 void started_with_events(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
     if (is_ob1_send(requests[i])) persistent_send_started(requests[i]);
+    else if (is_ob1_recv(requests[i])) persistent_recv_started(requests[i]);
   }
 }
 
-void rewrap_sends(size_t count, ompi_request_t** requests) {
+// Persistent receives get our start function too, when they were created while a tool
+// listened to receive events (see monitored_irecv_init).
+void rewrap(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
-    if (is_ob1_send(requests[i]) && requests[i]->req_start == state.original_request_start)
+    if ((is_ob1_send(requests[i]) || is_ob1_recv(requests[i])) &&
+        requests[i]->req_start == state.original_request_start)
       requests[i]->req_start = monitored_request_start;
   }
 }
@@ -151,7 +169,7 @@ int monitored_request_start(size_t count, ompi_request_t** requests) {
     if (is_ob1_send(requests[i])) record_persistent_send(requests[i]);
   }
   const int rc = state.original_request_start(count, requests);
-  rewrap_sends(count, requests);
+  rewrap(count, requests);
   if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
   return rc;
 }
@@ -174,6 +192,18 @@ int monitored_isend_init(const void* buf, size_t count, ompi_datatype_t* datatyp
   return rc;
 }
 
+// Persistent receives created while a tool listens to receive events get our start
+// function (ob1), which raises their events at each start.
+int monitored_irecv_init(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
+                         ompi_communicator_t* comm, ompi_request_t** request) {
+  const int rc = state.original.pml_irecv_init(buf, count, datatype, src, tag, comm, request);
+  if (rc != OMPI_SUCCESS || !state.ob1) return rc;
+  ompi_request_t* r = *request;
+  if (state.original_request_start == nullptr) state.original_request_start = r->req_start;
+  if (r->req_start == state.original_request_start) r->req_start = monitored_request_start;
+  return rc;
+}
+
 // The module's start: used by some collective algorithms on requests they created with
 // isend_init (through us, so already wrapped; this path bypasses req_start).
 int monitored_start(size_t count, ompi_request_t** requests) {
@@ -183,7 +213,7 @@ int monitored_start(size_t count, ompi_request_t** requests) {
     }
   }
   const int rc = state.original.pml_start(count, requests);
-  if (state.ob1) rewrap_sends(count, requests);
+  if (state.ob1) rewrap(count, requests);
   if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
   return rc;
 }
@@ -198,9 +228,16 @@ std::atomic<bool> recording{false};
 // and a tool listens, else receives go straight to the PML. (Called by the events library
 // when listeners come and go, and by set_recording.)
 void install_receive_wrappers() {
-  const bool wrap = recording.load(std::memory_order_relaxed) && receive_events_listened();
+  // (Every PML we run on provides these entry points; a NULL one would stay NULL.)
+  const bool wrap = recording.load(std::memory_order_relaxed) && receive_events_listened() &&
+                    state.original.pml_irecv_init != nullptr && state.original.pml_imrecv != nullptr &&
+                    state.original.pml_mrecv != nullptr;
   __atomic_store_n(&mca_pml.pml_irecv, wrap ? monitored_irecv : state.original.pml_irecv, __ATOMIC_RELAXED);
   __atomic_store_n(&mca_pml.pml_recv, wrap ? monitored_recv : state.original.pml_recv, __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_irecv_init, wrap ? monitored_irecv_init : state.original.pml_irecv_init,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_imrecv, wrap ? monitored_imrecv : state.original.pml_imrecv, __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_mrecv, wrap ? monitored_mrecv : state.original.pml_mrecv, __ATOMIC_RELAXED);
 }
 
 }  // namespace
