@@ -1,6 +1,7 @@
 #include "treematch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -164,6 +165,49 @@ std::vector<std::vector<int>> group(const std::vector<std::vector<double>>& w, i
   return best;
 }
 
+// Hill climbing on the final placement: swap two processes on different leaves while it
+// lowers hop_cost. Grouping level by level cannot undo an early choice that a later level
+// makes costly (on large regular grids its blocks can end up no better than row-major
+// order); swaps see the whole tree. Gains are computed from each process's traffic list,
+// so a pass costs O(n^2 x degree). Only for n <= kRefineLimit processes (a few passes at
+// 1024 processes take well under a second).
+constexpr int kRefineLimit = 2048;
+
+void refine(const Affinity& affinity, const Tree& tree, Placement& placement) {
+  const int n = affinity.size();
+  if (n > kRefineLimit) return;
+  std::vector<std::vector<std::pair<int, double>>> neighbours(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j && affinity.at(i, j) != 0) neighbours[i].push_back({j, affinity.at(i, j)});
+  // Cost change of moving x from leaf `from` to leaf `to`, ignoring its traffic with `skip`.
+  auto move_delta = [&](int x, int from, int to, int skip) {
+    double delta = 0;
+    for (const auto& [z, weight] : neighbours[x]) {
+      if (z == skip) continue;
+      delta += weight * (tree.hops(to, placement[z]) - tree.hops(from, placement[z]));
+    }
+    return delta;
+  };
+  for (int pass = 0; pass < 8; ++pass) {
+    bool improved = false;
+    for (int x = 0; x < n; ++x) {
+      if (neighbours[x].empty()) continue;
+      for (int y = x + 1; y < n; ++y) {
+        const int px = placement[x], py = placement[y];
+        if (px == py) continue;
+        const double delta = move_delta(x, px, py, y) + move_delta(y, py, px, x);
+        if (delta < -1e-9 * (1 + std::abs(delta))) {
+          placement[x] = py;
+          placement[y] = px;
+          improved = true;
+        }
+      }
+    }
+    if (!improved) break;
+  }
+}
+
 }  // namespace
 
 Placement oversubscribed_identity(int processes, int oversubscription) {
@@ -214,9 +258,11 @@ Placement treematch(const Affinity& affinity, const Tree& tree, const Options& o
   const std::vector<int>& order = contents.front();
   for (int slot = 0; slot < slots; ++slot)
     if (order[slot] < n) placement[order[slot]] = slot / std::max(1, options.oversubscription);
-  // A heuristic: never return worse than the identity placement.
+  // A heuristic: never return worse than the identity placement; then local swaps.
   const Placement identity = oversubscribed_identity(n, options.oversubscription);
-  return hop_cost(affinity, tree, identity) < hop_cost(affinity, tree, placement) ? identity : placement;
+  if (hop_cost(affinity, tree, identity) < hop_cost(affinity, tree, placement)) placement = identity;
+  refine(affinity, tree, placement);
+  return placement;
 }
 
 }  // namespace mpimon::placement
