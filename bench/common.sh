@@ -66,3 +66,23 @@ EOS
 callgrind_total() {
   awk '/^summary:/ {print $2; exit} /^totals:/ {t=$2} END {if (t != "") print t}' "$1" | head -n1
 }
+
+# A scratch folder $work (resolved path: callgrind records resolved object paths),
+# removed at exit unless MPIMON_BENCH_KEEP=1.
+make_work_dir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-$1.XXXXXX")
+  work=$(cd "$work" && pwd -P)
+  if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
+    note "keeping callgrind files, programs and logs in $work"
+  else
+    trap 'rm -rf "$work"' EXIT
+  fi
+}
+
+# A number for the tables: one decimal, none when it is whole; with a second argument,
+# a sign in front of non-negative values.
+fmt() {
+  awk -v v="$1" -v sign="${2:-}" 'BEGIN {
+    r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
+    if (sign != "" && v >= 0) r = "+" r; print r }'
+}

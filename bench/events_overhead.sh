@@ -56,13 +56,7 @@ noevents=$builddir/bench/lib-pml-noevents/mca_pml_monitoring.so
 [[ -x $exe && -f $noevents ]] || die "missing $exe or $noevents after the build"
 ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p' | head -n1)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-events-overhead.XXXXXX")
-work=$(cd "$work" && pwd -P)
-if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
-  note "keeping callgrind files and logs in $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
+make_work_dir events-overhead
 
 wrapper=$work/rank0_callgrind.sh
 write_rank0_callgrind_wrapper "$wrapper" PMPI_Isend PMPI_Wait MPI_T_event_get_num
@@ -123,9 +117,6 @@ for config in "${configs[@]}"; do
 done
 elapsed=$((SECONDS - start))
 
-fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
-  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
-  if (sign != "" && v >= 0) r = "+" r; print r }'; }
 diff_of() { awk -v a="${per[$1]}" -v b="${per[$2]}" 'BEGIN {printf "%.2f", a - b}'; }
 label() {
   case $1 in

@@ -72,13 +72,7 @@ ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
 grep -qE '^mca:osc:monitoring:' <<<"$ompi_info_out" ||
   die "Debian's own osc/monitoring component is not found by ompi_info (it ships with Open MPI's libopenmpi3 package); the 'distro' row needs it"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-osc-overhead.XXXXXX")
-work=$(cd "$work" && pwd -P) # callgrind records resolved object paths
-if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
-  note "keeping callgrind files, program and logs in $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
+make_work_dir osc-overhead
 
 # ---------------------------------------------------------------- benchmark program
 cat >"$work/osc_epochs.c" <<'EOF'
@@ -230,9 +224,6 @@ done
 elapsed=$((SECONDS - start))
 
 # ---------------------------------------------------------------- report
-fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
-  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
-  if (sign != "" && v >= 0) r = "+" r; print r }'; }
 label() {
   case $1 in
     none) echo "none" ;;

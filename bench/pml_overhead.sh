@@ -83,13 +83,7 @@ else
   [[ -x $exe ]] || die "target mpimon_bench_isend built, but $exe does not exist"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mpimon-pml-overhead.XXXXXX")
-work=$(cd "$work" && pwd -P) # callgrind records resolved object paths
-if [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]]; then
-  note "keeping callgrind files and logs in $work"
-else
-  trap 'rm -rf "$work"' EXIT
-fi
+make_work_dir pml-overhead
 
 # Only MPI_COMM_WORLD rank 0 (the sender) runs under callgrind; rank 1 runs natively.
 wrapper=$work/rank0_callgrind.sh
@@ -165,9 +159,6 @@ done
 elapsed=$((SECONDS - start))
 
 # ---------------------------------------------------------------- report
-fmt() { awk -v v="$1" -v sign="${2:-}" 'BEGIN {
-  r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
-  if (sign != "" && v >= 0) r = "+" r; print r }'; }
 size_label() { case $1 in 0) echo "0 B" ;; 1024) echo "1 KiB" ;; *) echo "$1 B" ;; esac; }
 comm_label() { case $1 in world) echo "MPI_COMM_WORLD" ;; split) echo "split (reversed)" ;; esac; }
 

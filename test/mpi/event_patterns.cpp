@@ -123,6 +123,15 @@ void clear_received() {
 
 MPI_Comm world = MPI_COMM_WORLD;
 
+// The received instances of a point-to-point event type with application tags (>= 0, or
+// MPI_ANY_TAG as posted): collectives' internal messages use negative tags.
+std::vector<Received> application(const std::string& type) {
+  std::vector<Received> v = take(type);
+  v.erase(std::remove_if(v.begin(), v.end(), [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }),
+          v.end());
+  return v;
+}
+
 void subscribe_pml(MPI_T_cb_safety level = MPI_T_CB_REQUIRE_THREAD_SAFE) {
   for (const char* name : {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
                            MPIMON_EVENT_PML_RECV_COMPLETED})
@@ -152,14 +161,10 @@ void ring() {
 // The ring's point-to-point events, checked in detail (tags >= 0 only).
 void check_ring_events() {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
-  auto external = [](std::vector<Received> v) {
-    v.erase(std::remove_if(v.begin(), v.end(), [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }), v.end());
-    return v;
-  };
-  const auto sends = external(take(MPIMON_EVENT_PML_SEND_POSTED));
-  const auto sends_done = external(take(MPIMON_EVENT_PML_SEND_COMPLETED));
-  const auto recvs = external(take(MPIMON_EVENT_PML_RECV_POSTED));
-  const auto recvs_done = external(take(MPIMON_EVENT_PML_RECV_COMPLETED));
+  const auto sends = application(MPIMON_EVENT_PML_SEND_POSTED);
+  const auto sends_done = application(MPIMON_EVENT_PML_SEND_COMPLETED);
+  const auto recvs = application(MPIMON_EVENT_PML_RECV_POSTED);
+  const auto recvs_done = application(MPIMON_EVENT_PML_RECV_COMPLETED);
   check(sends.size() == 4, "send posted " + std::to_string(sends.size()));
   check(sends_done.size() == 4, "send completed " + std::to_string(sends_done.size()));
   check(recvs.size() == 4, "recv posted " + std::to_string(recvs.size()));
@@ -264,14 +269,8 @@ void receives() {
   MPI_Wait(&recv, MPI_STATUS_IGNORE);
   MPI_Wait(&send, MPI_STATUS_IGNORE);
 
-  auto external = [](std::vector<Received> v) {
-    v.erase(std::remove_if(v.begin(), v.end(),
-                           [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }),
-            v.end());
-    return v;
-  };
-  const auto posted = external(take(MPIMON_EVENT_PML_RECV_POSTED));
-  const auto completed = external(take(MPIMON_EVENT_PML_RECV_COMPLETED));
+  const auto posted = application(MPIMON_EVENT_PML_RECV_POSTED);
+  const auto completed = application(MPIMON_EVENT_PML_RECV_COMPLETED);
   check(posted.size() == 4, "receives posted " + std::to_string(posted.size()));
   check(completed.size() == 4, "receives completed " + std::to_string(completed.size()));
   const uint64_t bytes[4] = {100, 100, 3000, 4000};

@@ -12,8 +12,7 @@ using namespace mpimon::test;
 namespace {
 
 const std::string kEvents = MPIMON_EVENT_PATTERNS;
-const std::vector<std::string> kBinaryTreeReduce = {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
-                                                     "coll_tuned_reduce_algorithm", "4"};
+const std::vector<std::string> kBinaryTreeReduce = binary_tree_reduce_arguments();
 
 // "EDGE <E|I> <me> <peer> <bytes> <messages>" lines -> the dump's edge map.
 Edges edges_printed(const std::string& output) {

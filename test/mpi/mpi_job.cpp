@@ -69,6 +69,10 @@ JobResult run_shell(const fs::path& folder, const std::string& command) {
   return result;
 }
 
+std::vector<std::string> binary_tree_reduce_arguments() {
+  return {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_reduce_algorithm", "4"};
+}
+
 std::vector<std::string> monitoring_arguments(int level) {
   return {"--mca", "pml_monitoring_enable", std::to_string(level), "--mca", "pml_monitoring_enable_output", "3",
           "--mca", "pml_monitoring_filename", "prof"};

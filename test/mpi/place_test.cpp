@@ -21,8 +21,8 @@ TEST(Place, RankfileForThisMachineIsAcceptedByMpirun2Ranks) {
 }
 
 TEST(Place, BinaryTreeReduceOnTwoPackagesCrossesOnce8Ranks) {
-  const JobResult job = run_job(8, {"--mca", "pml_monitoring_enable", "2", "--mca", "coll_tuned_use_dynamic_rules", "1",
-                                    "--mca", "coll_tuned_reduce_algorithm", "4", kExample, "reduce"});
+  const JobResult job = run_job(
+      8, concat_arguments({"--mca", "pml_monitoring_enable", "2"}, concat_arguments(binary_tree_reduce_arguments(), {kExample, "reduce"})));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobResult place =
       run_shell(job.folder, MPIMON_BIN " place mpimon-job.txt --category internal --topology 'pack:2 core:4 pu:1'");

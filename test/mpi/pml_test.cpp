@@ -15,13 +15,7 @@ namespace {
 
 const std::string kExample = MPIMON_EXAMPLE;
 const std::string kPatterns = MPIMON_PATTERNS;
-const std::vector<std::string> kBinaryTreeReduce = {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
-                                                     "coll_tuned_reduce_algorithm", "4"};
-
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+const std::vector<std::string> kBinaryTreeReduce = binary_tree_reduce_arguments();
 
 void expect_success(const JobResult& job) { ASSERT_EQ(job.exit_code, 0) << job.output; }
 
@@ -40,7 +34,7 @@ std::string point_to_point_section(const fs::path& file) {
 }  // namespace
 
 TEST(PmlDump, Ring4Ranks) {
-  const JobResult job = run_job(4, concat(monitoring_arguments(), {kExample, "ring"}));
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kExample, "ring"}));
   expect_success(job);
   const auto lines = read_lines(job.folder, 4);
   std::vector<ProfLine> external;
@@ -56,7 +50,7 @@ TEST(PmlDump, Ring4Ranks) {
 }
 
 TEST(PmlDump, BinaryTreeReduce8RanksHasExactlyTheTreeEdges) {
-  const JobResult job = run_job(8, concat(concat(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
+  const JobResult job = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
   expect_success(job);
   const Edges expected = {{{'I', 1, 0}, {64, 1}}, {{'I', 2, 0}, {64, 1}}, {{'I', 3, 1}, {64, 1}},
                           {{'I', 5, 1}, {64, 1}}, {{'I', 4, 2}, {64, 1}}, {{'I', 6, 2}, {64, 1}},
@@ -65,7 +59,7 @@ TEST(PmlDump, BinaryTreeReduce8RanksHasExactlyTheTreeEdges) {
 }
 
 TEST(PmlDump, Halo8RanksOnAPeriodic4x2Grid) {
-  const JobResult job = run_job(8, concat(monitoring_arguments(), {kExample, "halo"}));
+  const JobResult job = run_job(8, concat_arguments(monitoring_arguments(), {kExample, "halo"}));
   expect_success(job);
   // MPI_Dims_create(8, 2) = {4, 2}; row-major ranks; in the dimension of size 2 both
   // neighbours are the same rank, which therefore gets two messages.
@@ -84,7 +78,7 @@ TEST(PmlDump, Halo8RanksOnAPeriodic4x2Grid) {
 }
 
 TEST(PmlDump, DupAndSplitCommunicatorsLandAtWorldRanks6Ranks) {
-  const JobResult job = run_job(6, concat(monitoring_arguments(), {kPatterns, "comms"}));
+  const JobResult job = run_job(6, concat_arguments(monitoring_arguments(), {kPatterns, "comms"}));
   expect_success(job);
   Edges expected;
   for (int r = 0; r < 6; ++r) expected[{'E', r, (r + 1) % 6}] = {100, 1};
@@ -95,7 +89,7 @@ TEST(PmlDump, DupAndSplitCommunicatorsLandAtWorldRanks6Ranks) {
 }
 
 TEST(PmlDump, SendInitWithThreeStartsIsThreeMessages4Ranks) {
-  const JobResult job = run_job(4, concat(monitoring_arguments(), {kExample, "persistent"}));
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kExample, "persistent"}));
   expect_success(job);
   Edges expected;
   for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {48, 3};
@@ -103,7 +97,7 @@ TEST(PmlDump, SendInitWithThreeStartsIsThreeMessages4Ranks) {
 }
 
 TEST(PmlDump, FourThreadsUnderThreadMultipleCountExactly4Ranks) {
-  const JobResult job = run_job(4, concat(monitoring_arguments(), {kPatterns, "threads", "2000"}));
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kPatterns, "threads", "2000"}));
   expect_success(job);
   Edges expected;
   for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {4 * 2000 * 8, 4 * 2000};
@@ -112,8 +106,8 @@ TEST(PmlDump, FourThreadsUnderThreadMultipleCountExactly4Ranks) {
 
 TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
   const auto program = std::vector<std::string>{kExample, "ring", "reduce"};
-  const JobResult level1 = run_job(8, concat(concat(monitoring_arguments(1), kBinaryTreeReduce), program));
-  const JobResult level2 = run_job(8, concat(concat(monitoring_arguments(2), kBinaryTreeReduce), program));
+  const JobResult level1 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(1), kBinaryTreeReduce), program));
+  const JobResult level2 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(2), kBinaryTreeReduce), program));
   expect_success(level1);
   expect_success(level2);
   const Edges split = read_edges(level2.folder, "EI");
@@ -131,7 +125,7 @@ TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
 TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
   // Same program under Debian's own component and ours (no persistent sends, which the
   // distro does not count).
-  const auto program = concat(concat(monitoring_arguments(), kBinaryTreeReduce), {kExample, "ring", "reduce", "halo"});
+  const auto program = concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "ring", "reduce", "halo"});
   const JobResult distro = run_job(8, program, Components::distro);
   const JobResult ours = run_job(8, program, Components::ours);
   expect_success(distro);
@@ -156,7 +150,7 @@ TEST(PmlDump, StandardOutputDump4Ranks) {
 
 TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
-  const JobResult job = run_job(4, concat(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none",
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none",
                                                                     "-screen", "none"}));
   expect_success(job);
   const Edges edges = read_edges(job.folder, "EI");
@@ -203,11 +197,11 @@ TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
 }
 
 TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) {
-  const JobResult alone = run_job(4, concat({"--mca", "pml", "ob1"}, concat(monitoring_arguments(), {kExample, "ring"})));
+  const JobResult alone = run_job(4, concat_arguments({"--mca", "pml", "ob1"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
   expect_success(alone);
   EXPECT_TRUE(files_in(alone.folder).empty()) << "Open MPI never opens our component with --mca pml ob1";
   const JobResult listed =
-      run_job(4, concat({"--mca", "pml", "ob1,monitoring"}, concat(monitoring_arguments(), {kExample, "ring"})));
+      run_job(4, concat_arguments({"--mca", "pml", "ob1,monitoring"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
   expect_success(listed);
   EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
 }

@@ -98,9 +98,8 @@ TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
 }
 
 TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
-  const JobResult job = run_job(8, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
-                                    "--mca", "pml_monitoring_filename", "prof", "--mca", "coll_tuned_use_dynamic_rules",
-                                    "1", "--mca", "coll_tuned_reduce_algorithm", "4", kExample, "ring", "reduce"});
+  const JobResult job = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
+                                                    {kExample, "ring", "reduce"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
   EXPECT_EQ(file.header.world_size, 8);

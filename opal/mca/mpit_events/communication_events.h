@@ -82,8 +82,8 @@ typedef struct mpimon_osc_sync_event {
   int32_t result; /* end only: the call's MPI return code (0 at begin) */
 } mpimon_osc_sync_event;
 
-/* Register the sources and event types above (idempotent). The library calls it once at
- * load; the components call it too, and look indices up by name. */
+/* Register the sources and event types above (idempotent). The library calls it when it
+ * is loaded, before any component can; the components look the indices up by name. */
 void mpimon_register_communication_events(void);
 
 #ifdef __cplusplus

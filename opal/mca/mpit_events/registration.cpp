@@ -106,17 +106,30 @@ int check_registration(MPI_T_event_registration handle) {
   return find_registration(handle) != nullptr ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
 }
 
-int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_function* function) {
+namespace {
+
+// Changes a registration's drop state (handler, count: read by deliverers under the
+// source lock), then whether its source has a drop to report.
+template <typename Change>
+int change_drop_state(MPI_T_event_registration handle, Change change) {
   Registry& r = registry();
   std::lock_guard guard(r.control);
   Registration* reg = find_registration(handle);
   if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
   Source& source = *reg->type->source;
   std::lock_guard lock(source.lock);
-  reg->dropped_handler = function;
-  reg->dropped = 0;  // the count is of instances missed since the handler was set
+  change(*reg);
   update_drop_report(source, *reg);
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_function* function) {
+  return change_drop_state(handle, [&](Registration& reg) {
+    reg.dropped_handler = function;
+    reg.dropped = 0;  // the count is of instances missed since the handler was set
+  });
 }
 
 int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_event_free_cb_function* free_cb) {
@@ -207,15 +220,7 @@ void mpimon_events_object_freed(int bind, const void* object) {
 }
 
 int mpimon_events_test_set_dropped(MPI_T_event_registration handle, MPI_Count count) {
-  Registry& r = registry();
-  std::lock_guard guard(r.control);
-  Registration* reg = find_registration(handle);
-  if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
-  Source& source = *reg->type->source;
-  std::lock_guard lock(source.lock);
-  reg->dropped = count;
-  update_drop_report(source, *reg);
-  return MPI_SUCCESS;
+  return change_drop_state(handle, [&](Registration& reg) { reg.dropped = count; });
 }
 
 }  // extern "C"

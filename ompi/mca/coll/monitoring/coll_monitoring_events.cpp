@@ -37,16 +37,10 @@ int completed(ompi_request_t* request) {
 void start_events(bool threaded) {
   application_context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE;
   progress_context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  mpimon_register_communication_events();
   begin_index = mpimon_events_find_type(MPIMON_EVENT_COLL_BEGIN);
   end_index = mpimon_events_find_type(MPIMON_EVENT_COLL_END);
-  if (begin_index >= 0) mpimon_events_watch(begin_index, &coll_event_flags.begin);
-  if (end_index >= 0) mpimon_events_watch(end_index, &coll_event_flags.end);
-}
-
-void stop_events() {
-  if (begin_index >= 0) mpimon_events_unwatch(begin_index, &coll_event_flags.begin);
-  if (end_index >= 0) mpimon_events_unwatch(end_index, &coll_event_flags.end);
+  if (begin_index >= 0) mpimon_events_watch(begin_index, &coll_event_flags.flag[0]);
+  if (end_index >= 0) mpimon_events_watch(end_index, &coll_event_flags.flag[1]);
 }
 
 MPI_T_cb_safety call_context() {

@@ -11,26 +11,25 @@
 #include <cstdint>
 
 #include "communication_events.h"
+#include "listening_flag.h"
 #include "mpit_events_producer.h"
 
 namespace mpimon::coll {
 
-struct alignas(2) EventFlags {
-  unsigned char begin, end;
+// One byte per event type (begin, end), kept by the events library; read as one word.
+union EventFlags {
+  unsigned char flag[2];
+  uint16_t any;
 };
 extern EventFlags coll_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
-using half_may_alias = uint16_t __attribute__((may_alias));
-inline bool events_listened() {
-  return __atomic_load_n(reinterpret_cast<const half_may_alias*>(&coll_event_flags), __ATOMIC_RELAXED) != 0;
-}
-inline bool begin_listened() { return __atomic_load_n(&coll_event_flags.begin, __ATOMIC_RELAXED) != 0; }
-inline bool end_listened() { return __atomic_load_n(&coll_event_flags.end, __ATOMIC_RELAXED) != 0; }
+inline bool events_listened() { return listening(coll_event_flags.any); }
+inline bool begin_listened() { return listening(coll_event_flags.flag[0]); }
+inline bool end_listened() { return listening(coll_event_flags.flag[1]); }
 
-// Looks up our event types and mirrors their listeners into coll_event_flags.
+// Looks up our event types and mirrors their listeners into coll_event_flags (for the
+// life of the process: this plugin stays loaded once our layer started).
 void start_events(bool threaded);
-// Before unloading this plugin.
-void stop_events();
 
 // The safety level the application's own collective call offers to callbacks (none, or
 // thread-safe under MPI_THREAD_MULTIPLE); delivers instances queued for it.

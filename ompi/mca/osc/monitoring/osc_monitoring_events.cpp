@@ -23,13 +23,12 @@ void raise(int index, const ompi_win_t* win, const void* payload) {
 
 void start_events(bool threaded) {
   context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE;
-  mpimon_register_communication_events();
   op_index = mpimon_events_find_type(MPIMON_EVENT_OSC_OP_ISSUED);
   begin_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_BEGIN);
   end_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_END);
   if (op_index >= 0) mpimon_events_watch(op_index, &osc_event_flags.op);
-  if (begin_index >= 0) mpimon_events_watch(begin_index, &osc_event_flags.sync_begin);
-  if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync_end);
+  if (begin_index >= 0) mpimon_events_watch(begin_index, &osc_event_flags.sync.flag[0]);
+  if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync.flag[1]);
 }
 
 bool tools_may_listen() { return ompi_mpit_init_count != 0 || sync_events_listened(); }
@@ -46,13 +45,13 @@ void raise_op(const ompi_win_t* win, int kind, int32_t target_world, int target,
 }
 
 void raise_sync_begin(const ompi_win_t* win, int kind, int target) {
-  if (__atomic_load_n(&osc_event_flags.sync_begin, __ATOMIC_RELAXED) == 0) return;
+  if (!listening(osc_event_flags.sync.flag[0])) return;
   const mpimon_osc_sync_event e{win->w_f_to_c_index, kind, target, 0};
   raise(begin_index, win, &e);
 }
 
 void raise_sync_end(const ompi_win_t* win, int kind, int target, int result) {
-  if (__atomic_load_n(&osc_event_flags.sync_end, __ATOMIC_RELAXED) == 0) return;
+  if (!listening(osc_event_flags.sync.flag[1])) return;
   const mpimon_osc_sync_event e{win->w_f_to_c_index, kind, target, result};
   raise(end_index, win, &e);
 }

@@ -10,29 +10,24 @@
 #include <cstdint>
 
 #include "communication_events.h"
+#include "listening_flag.h"
 #include "mpit_events_producer.h"
 
 namespace mpimon::osc {
 
-struct alignas(4) EventFlags {
-  unsigned char op, sync_begin, sync_end, unused;
+// One byte per event type, kept by the events library; the synchronisation pair
+// (begin, end) is also read as one word.
+struct EventFlags {
+  unsigned char op;
+  union {
+    unsigned char flag[2];
+    uint16_t any;
+  } sync;
 };
 extern EventFlags osc_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
-// One compare with memory and a branch (see pml_monitoring_events.h).
-inline bool op_events_listened() {
-#if defined(__x86_64__)
-  bool listened;
-  asm("cmpb $0, %1" : "=@ccne"(listened) : "m"(osc_event_flags.op));
-  return listened;
-#else
-  return __atomic_load_n(&osc_event_flags.op, __ATOMIC_RELAXED) != 0;
-#endif
-}
-using half_may_alias = uint16_t __attribute__((may_alias));
-inline bool sync_events_listened() {
-  return __atomic_load_n(reinterpret_cast<const half_may_alias*>(&osc_event_flags.sync_begin), __ATOMIC_RELAXED) != 0;
-}
+inline bool op_events_listened() { return listening(osc_event_flags.op); }
+inline bool sync_events_listened() { return listening(osc_event_flags.sync.any); }
 
 // Looks up our event types, mirrors their listeners into osc_event_flags.
 void start_events(bool threaded);

@@ -41,9 +41,7 @@ struct EventState {
 };
 EventState events;
 
-inline bool listened(EventFlag which) {
-  return __atomic_load_n(&pml_event_flags.flag[which], __ATOMIC_RELAXED) != 0;
-}
+inline bool listened(EventFlag which) { return listening(pml_event_flags.flag[which]); }
 
 inline void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
   mpimon_events_raise(events.index[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
@@ -112,7 +110,6 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
   events.ob1 = ob1;
   events.job = LocalJob::of_this_process();
   events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  mpimon_register_communication_events();
   const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED,
                           MPIMON_EVENT_PML_SEND_COMPLETED, MPIMON_EVENT_PML_RECV_COMPLETED};
   for (int i = 0; i < 4; ++i) {
@@ -182,11 +179,20 @@ int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src
 
 // Matched receives (MPI_Mprobe/MPI_Improbe, then MPI_Mrecv/MPI_Imrecv): the message
 // names the source and the communicator; read them before the call consumes it.
+namespace {
+
+// The probed message a matched receive consumes, if it names a peer and a communicator.
+const ompi_message_t* probed(ompi_message_t* const* message) {
+  const ompi_message_t* m = *message;
+  return m == nullptr || m == &ompi_message_no_proc.message || m->comm == nullptr ? nullptr : m;
+}
+
+}  // namespace
+
 int imrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                        ompi_request_t** request) {
-  ompi_message_t* m = *message;
-  if (m == nullptr || m == &ompi_message_no_proc.message || m->comm == nullptr)
-    return events.original.pml_imrecv(buf, count, datatype, message, request);
+  const ompi_message_t* m = probed(message);
+  if (m == nullptr) return events.original.pml_imrecv(buf, count, datatype, message, request);
   const ompi_communicator_t* comm = m->comm;
   const int source = m->peer;
   const int rc = events.original.pml_imrecv(buf, count, datatype, message, request);
@@ -199,9 +205,8 @@ int imrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_
 
 int mrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                       ompi_status_public_t* status) {
-  ompi_message_t* m = *message;
-  if (m == nullptr || m == &ompi_message_no_proc.message || m->comm == nullptr)
-    return events.original.pml_mrecv(buf, count, datatype, message, status);
+  const ompi_message_t* m = probed(message);
+  if (m == nullptr) return events.original.pml_mrecv(buf, count, datatype, message, status);
   const ompi_communicator_t* comm = m->comm;
   if (listened(recv_posted_flag))
     raise(recv_posted_flag, comm, payload_of(comm, m->peer, MPI_ANY_TAG, count * datatype->super.size, nullptr));

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "listening_flag.h"
+
 namespace mpimon::pml {
 
 // One byte per event type, kept by the events library (mpimon_events_watch): nonzero
@@ -30,17 +32,7 @@ extern EventFlags pml_event_flags __attribute__((visibility("hidden")));
 #endif
 inline bool events_listened() {
   if constexpr (!MPIMON_PML_EVENTS) return false;
-#if defined(__x86_64__)
-  // One compare with memory and the branch on its flags (GCC loads into a register and
-  // tests otherwise: one instruction more on every send). A relaxed read: the word
-  // changes only when a tool subscribes or unsubscribes, and an aligned 32-bit read is
-  // atomic on x86-64.
-  bool listened;
-  asm("cmpl $0, %1" : "=@ccne"(listened) : "m"(pml_event_flags.any));
-  return listened;
-#else
-  return __atomic_load_n(&pml_event_flags.any, __ATOMIC_RELAXED) != 0;
-#endif
+  return listening(pml_event_flags.any);
 }
 
 // Looks up our event types and starts mirroring their listeners into pml_event_flags.
@@ -50,8 +42,7 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
 
 // Whether a tool listens to receive events.
 inline bool receive_events_listened() {
-  return __atomic_load_n(&pml_event_flags.flag[recv_posted_flag], __ATOMIC_RELAXED) != 0 ||
-         __atomic_load_n(&pml_event_flags.flag[recv_completed_flag], __ATOMIC_RELAXED) != 0;
+  return listening(pml_event_flags.flag[recv_posted_flag]) || listening(pml_event_flags.flag[recv_completed_flag]);
 }
 
 // The wrappers' event paths (the send has been recorded already): forward to the
