@@ -82,6 +82,7 @@ make_work_dir() {
 # A number for the tables: one decimal, none when it is whole; with a second argument,
 # a sign in front of non-negative values.
 fmt() {
+  if [[ $1 == "-" ]]; then echo "-"; return; fi
   awk -v v="$1" -v sign="${2:-}" 'BEGIN {
     r = sprintf("%.1f", v); if (r ~ /\.0$/) r = sprintf("%d", v + (v < 0 ? -0.5 : 0.5));
     if (sign != "" && v >= 0) r = "+" r; print r }'

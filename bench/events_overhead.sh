@@ -30,6 +30,8 @@
 #
 # Environment:
 #   MPIMON_BENCH_KEEP=1      keep the callgrind files and logs
+#   MPIMON_BENCH_CONFIGS="idle one"   run only these configurations (while tuning; the
+#                            columns and verdicts that need a missing one print "-")
 # OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
 set -euo pipefail
 
@@ -38,8 +40,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 K1=1000
 K2=2000
-configs=(none distro compiled-out idle one empty buffered)
+configs=(${MPIMON_BENCH_CONFIGS:-none distro compiled-out idle one empty buffered})
 run_timeout=180
+for config in "${configs[@]}"; do
+  case $config in none | distro | compiled-out | idle | one | empty | buffered) ;;
+    *) die "MPIMON_BENCH_CONFIGS: unknown configuration '$config' (known: none distro compiled-out idle one empty buffered)" ;;
+  esac
+done
 
 for tool in valgrind mpirun.openmpi cmake timeout; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found (scripts/setup.sh installs everything)"
@@ -117,7 +124,11 @@ for config in "${configs[@]}"; do
 done
 elapsed=$((SECONDS - start))
 
-diff_of() { awk -v a="${per[$1]}" -v b="${per[$2]}" 'BEGIN {printf "%.2f", a - b}'; }
+# The difference of two configurations' figures, or "-" if one of them was not run.
+diff_of() {
+  if [[ -z ${per[$1]:-} || -z ${per[$2]:-} ]]; then echo "-"; return; fi
+  awk -v a="${per[$1]}" -v b="${per[$2]}" 'BEGIN {printf "%.2f", a - b}'
+}
 label() {
   case $1 in
     none) echo "none (pml_monitoring_enable 0)" ;;
@@ -147,7 +158,10 @@ echo
 idle_cost=$(diff_of idle compiled-out)
 empty_cost=$(diff_of empty idle)
 one_cost=$(diff_of one idle)
-verdict() { awk -v a="$1" -v l="$2" 'BEGIN {print (a <= l + 0.05) ? "PASS" : "MISS"}'; }
+verdict() {
+  if [[ $1 == "-" ]]; then echo "-"; return; fi
+  awk -v a="$1" -v l="$2" 'BEGIN {print (a <= l + 0.05) ? "PASS" : "MISS"}'
+}
 echo "- nobody listening: $(fmt "$idle_cost" +) vs compiled out (target <= 3): $(verdict "$idle_cost" 3)"
 echo "- empty callback, one event per iteration: $(fmt "$one_cost" +) vs nobody listening (target <= 80): $(verdict "$one_cost" 80)"
 echo "- empty callbacks, two events per iteration: $(fmt "$empty_cost" +) vs nobody listening (target <= 80): $(verdict "$empty_cost" 80)"

@@ -42,24 +42,36 @@ target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
 
 # An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
 # symbol visible, every symbol resolved at link time.
+#   mpimon_add_plugin(<target> <framework> [OUTPUT_DIRECTORY <dir>] <sources>...)
+# OUTPUT_DIRECTORY: a variant built elsewhere for the benchmarks (never installed).
 function(mpimon_add_plugin target framework)
-  add_library(${target} MODULE ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY" "")
+  add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS})
   set_target_properties(${target} PROPERTIES
     PREFIX "" OUTPUT_NAME "mca_${framework}_monitoring"
     LIBRARY_OUTPUT_DIRECTORY ${MPIMON_PLUGIN_DIR}
     CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
+  if(arg_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES
+      LIBRARY_OUTPUT_DIRECTORY ${arg_OUTPUT_DIRECTORY} BUILD_RPATH "${MPIMON_PLUGIN_DIR}")
+  else()
+    install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
+  endif()
   # Hidden visibility does not cover the standard library's template instantiations
   # (namespace std has default visibility): a version script keeps the component symbol
   # the only export.
-  set(exports ${CMAKE_CURRENT_BINARY_DIR}/mca_${framework}_monitoring.map)
+  set(exports ${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
   file(WRITE ${exports} "{ global: mca_${framework}_monitoring_component; local: *; };\n")
   target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
   target_link_libraries(${target} PRIVATE mpimon_monitoring mpimon_ompi_internal)
+  # Calls into other libraries (the events library's raise, Open MPI's functions) go
+  # through the GOT directly, one instruction less than through a PLT stub; every symbol
+  # is resolved when Open MPI loads the plugin (it must be anyway: --no-undefined).
+  target_compile_options(${target} PRIVATE -fno-plt)
   target_compile_definitions(${target} PRIVATE
     MPIMON_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}
     MPIMON_VERSION_MINOR=${PROJECT_VERSION_MINOR}
     MPIMON_VERSION_PATCH=${PROJECT_VERSION_PATCH})
-  install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
 endfunction()

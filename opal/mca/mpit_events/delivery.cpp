@@ -10,6 +10,9 @@
 // the token back. No lock, no copy. A snapshot that changes under a callback (the
 // callback freed a registration, or another thread changed callbacks) sends the rest of
 // the delivery to the slow path, which resumes after the last registration served.
+// Its shortest case, inline in mpimon_events_raise, is the one that matters for cost: a
+// single registration (Snapshot::single), bound to the raised object, stamped now with
+// the TSC; everything else on the direct path goes through raise_held.
 //
 // Slow path (everything else), under the source's spin lock: a raise that cannot have
 // the token (another thread, or this one in a callback, delivers) copies its instance
@@ -40,6 +43,26 @@ static_assert(sizeof(mpimon_osc_sync_event) <= kMaxPayload, "OSC sync payload ex
 constinit MPIMON_EVENTS_TLS thread_local Frame* tls_frame = nullptr;
 
 namespace {
+
+// The direct path's two token transitions, 0 -> kDelivering and back: one
+// compare-and-swap each (seq_cst: a locked cmpxchg is a full barrier). On x86-64 written
+// out, so that the compiler materialises the two constants at each use instead of
+// keeping them in callee-saved registers across the callback (saves a push/pop pair
+// per constant); sanitizer builds keep std::atomic, which ThreadSanitizer understands.
+template <uint32_t kFrom, uint32_t kTo>
+inline bool token_cas(std::atomic<uint32_t>& state) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+  bool swapped;
+  asm volatile("movl %[from], %%eax\n\tmovl %[to], %%edx\n\tlock cmpxchgl %%edx, %[state]"
+               : [state] "+m"(state), "=@ccz"(swapped)
+               : [from] "i"(kFrom), [to] "i"(kTo)
+               : "rax", "rdx", "memory");
+  return swapped;
+#else
+  uint32_t expected = kFrom;
+  return state.compare_exchange_strong(expected, kTo);
+#endif
+}
 
 // Pushes a frame: the thread is inside a user callback running at `context`.
 class FrameScope {
@@ -278,11 +301,7 @@ inline const Delivery* next_match(const Delivery* e, const void* object) {
 
 // Gives the token back; through the lock if something was flagged for the holder.
 inline void release(Source& source, MPI_T_cb_safety context) {
-  uint32_t held = kDelivering;
-  if (__builtin_expect(!source.state.compare_exchange_strong(held, 0, std::memory_order_release,
-                                                              std::memory_order_relaxed),
-                       0))
-    release_slow(source, context);
+  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, context);
 }
 
 // The direct path with several registrations bound to the object (entry e and the
@@ -313,6 +332,33 @@ void release_slow(Source& source, MPI_T_cb_safety context) {
   finish_locked(source, context);
 }
 
+// The direct path's delivery to the one registration `e`: push the frame, call, pop,
+// release. After the callback everything is re-read from `frame` (memory the callback
+// may see through tls_frame), so nothing needs a callee-saved register.
+inline void deliver_one(EventType* type, const Delivery* e, const unsigned char* payload, MPI_Count timestamp,
+                        MPI_T_cb_safety context) {
+  Frame frame{{type, payload, timestamp}, tls_frame, context};
+  tls_frame = &frame;
+  e->function(reinterpret_cast<MPI_T_event_instance>(&frame), to_handle(e->reg), context, e->user_data);
+  tls_frame = frame.outer;
+  Source& source = *frame.view.type->source;
+  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, frame.context);
+}
+
+// The direct path but for its shortest case (mpimon_events_raise): token held, the
+// type's snapshot `snap` loaded.
+[[gnu::noinline]] void raise_held(EventType& type, const Snapshot* snap, const void* object,
+                                  const unsigned char* payload, MPI_Count timestamp, MPI_T_cb_safety context) {
+  Source& source = *type.source;
+  const Delivery* e = snap->direct[context];
+  if (e == nullptr) return raise_slow(type, object, payload, timestamp, context, true);
+  e = next_match(e, object);
+  if (e == nullptr) return release(source, context);  // no registration bound to the object
+  timestamp = clamp(source, stamp(timestamp));
+  if (next_match(e + 1, object) != nullptr) return deliver_several(snap, e, object, payload, timestamp, context);
+  deliver_one(&type, e, payload, timestamp, context);
+}
+
 }  // namespace
 
 const InstanceView* find_instance(MPI_T_event_instance handle) {
@@ -335,45 +381,26 @@ extern "C" {
 
 void mpimon_events_raise(int event_index, const void* object, const void* payload, MPI_Count timestamp,
                          MPI_T_cb_safety context) {
-  if (__builtin_expect(static_cast<unsigned>(event_index) >= static_cast<unsigned>(kMaxTypes) ||
-                           static_cast<unsigned>(context) >= static_cast<unsigned>(kLevels),
-                       0))
-    return;
-  EventType* type = tables.types[event_index].load(std::memory_order_acquire);
-  if (__builtin_expect(type == nullptr, 0)) return;
+  // The contract (mpit_events_producer.h): a registered type's index and a valid context;
+  // our producers raise only types they watch. So no checks here.
+  EventType* type = tables.types[event_index].load(std::memory_order_relaxed);
   object = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(object) & type->object_mask);
   Source& source = *type->source;
-  uint32_t idle = 0;
-  if (__builtin_expect(!source.state.compare_exchange_strong(idle, kDelivering), 0))
+  if (__builtin_expect(!token_cas<0, kDelivering>(source.state), 0))
     return raise_slow(*type, object, payload, timestamp, context, false);
   // Loaded after taking the token (see snapshot.cpp).
   const Snapshot* snap = type->snapshot.load();
-  const Delivery* e = snap->direct[context];
-  if (__builtin_expect(e == nullptr, 0)) return raise_slow(*type, object, payload, timestamp, context, true);
-  if (e->object != object) {  // (the list is not empty)
-    e = next_match(e + 1, object);
-    if (e == nullptr) return release(source, context);  // no registration bound to the object
-  }
-  if (timestamp == MPIMON_EVENTS_NOW) {
+  const Delivery* e = snap->single[context];
 #if defined(__x86_64__)
-    if (__builtin_expect(clock_kind.load(std::memory_order_relaxed) != kClockTsc, 0))
-#endif
-      return raise_slow(*type, object, payload, timestamp, context, true);  // clock_now() is a call
-#if defined(__x86_64__)
-    timestamp = static_cast<MPI_Count>(__rdtsc());
-#endif
+  // The shortest path: one registration, bound to this object, callable in this context,
+  // stamped now with the TSC.
+  if (__builtin_expect(e != nullptr && e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
+    timestamp = std::max(static_cast<MPI_Count>(__rdtsc()), source.last_timestamp);  // ORDERED
+    source.last_timestamp = timestamp;
+    return deliver_one(type, e, static_cast<const unsigned char*>(payload), timestamp, context);
   }
-  timestamp = clamp(source, timestamp);
-  if (__builtin_expect(e[1].reg != nullptr, 0) && next_match(e + 1, object) != nullptr)
-    return deliver_several(snap, e, object, static_cast<const unsigned char*>(payload), timestamp, context);
-  // One registration: push the frame, call, pop, release. After the callback everything
-  // is re-read from `frame` (memory the callback may see through tls_frame), so nothing
-  // needs a callee-saved register, and every other path of this function is a tail call.
-  Frame frame{{type, static_cast<const unsigned char*>(payload), timestamp}, tls_frame, context};
-  tls_frame = &frame;
-  e->function(reinterpret_cast<MPI_T_event_instance>(&frame), to_handle(e->reg), context, e->user_data);
-  tls_frame = frame.outer;
-  release(*frame.view.type->source, frame.context);
+#endif
+  raise_held(*type, snap, object, static_cast<const unsigned char*>(payload), timestamp, context);
 }
 
 void mpimon_events_drain(MPI_T_cb_safety context) {

@@ -109,6 +109,10 @@ struct Snapshot {
   // be dropped) for one of them, so the raise takes the slow path (which also serves the
   // rare raise of a type nobody listens to).
   const Delivery* direct[kLevels] = {};
+  // single[c]: list[c] if it holds exactly one registration, that one has a callback
+  // usable in context c, and the source may stamp inline (Source::stamp_inline), else
+  // nullptr: the raise's shortest path (delivery.cpp).
+  const Delivery* single[kLevels] = {};
   Snapshot* next_retired = nullptr;
 };
 
@@ -135,6 +139,9 @@ struct Source {
   MPI_T_source_order ordering = MPI_T_SOURCE_ORDERED;
   bool ordered = true;  // ordering == MPI_T_SOURCE_ORDERED
   bool timestamps_on_demand = true;
+  // ORDERED and the library clock is the TSC: the raise's shortest path may stamp
+  // MPIMON_EVENTS_NOW with rdtsc inline (clamped, see delivery.cpp).
+  bool stamp_inline = false;
 
   // 0: idle, nothing queued, nothing to report: a raise may deliver directly.
   std::atomic<uint32_t> state{0};

@@ -41,6 +41,7 @@ Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs
     *out = {nullptr, nullptr, nullptr, nullptr};
     s->list[context] = list;
     s->direct[context] = direct && n > 0 ? list : nullptr;
+    s->single[context] = direct && n == 1 && type.source->stamp_inline ? list : nullptr;
   }
   return s;
 }

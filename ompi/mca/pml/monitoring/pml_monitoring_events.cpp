@@ -126,10 +126,13 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
 
 int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  // Both events' payload, built before forwarding: only the request is left to fill in
+  // afterwards, so few values must survive the call.
+  mpimon_pml_event e = payload_of(comm, dst, tag, count * datatype->super.size, nullptr);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
   ompi_request_t* r = *request;
-  const mpimon_pml_event e = payload_of(comm, dst, tag, count * datatype->super.size, r);  // both events'
+  e.request = reinterpret_cast<uintptr_t>(r);
   if (listened(send_posted_flag)) raise(send_posted_flag, comm, e);
   if (listened(send_completed_flag)) {
     // ob1 completes small sends inside MPI_Isend and returns the shared, already complete
