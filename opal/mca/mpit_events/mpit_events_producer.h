@@ -109,7 +109,9 @@ MPI_Count mpimon_events_now(void);
 #define MPIMON_EVENTS_NOW ((MPI_Count)-1)
 
 /* Deliver (or queue, or drop) one instance. `timestamp` is the observation time
- * (mpimon_events_now() when the event happened) or MPIMON_EVENTS_NOW. */
+ * (mpimon_events_now() when the event happened) or MPIMON_EVENTS_NOW. Not checked (this
+ * is the hot path): `event_index` is an index this API returned, `context` a valid
+ * MPI_T_cb_safety. */
 void mpimon_events_raise(int event_index, const void *object, const void *payload,
                          MPI_Count timestamp, MPI_T_cb_safety context);
 
