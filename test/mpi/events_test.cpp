@@ -88,3 +88,19 @@ TEST(Events, MonitoringOffRaisesNothingAndTheProgramRuns4Ranks) {
   EXPECT_NE(job.output.find("FAILED traffic [send posted 0]"), std::string::npos) << job.output;
   EXPECT_TRUE(edges_printed(job.output).empty());
 }
+
+// The PML raises its events inline, reading the events library's structures: with a
+// library from another build (its layout signature differs) it warns once and raises
+// nothing; the job and its monitoring run on.
+TEST(Events, EventsLibraryFromAnotherBuildTurnsPointToPointEventsOffWithAWarning4Ranks) {
+  const JobResult job = run_job(4, concat_arguments({"-x", std::string("LD_PRELOAD=") + MPIMON_LAYOUT_MISMATCH_SHIM},
+                                                    concat_arguments(monitoring_arguments(), {kEvents, "traffic", "ring"})));
+  EXPECT_EQ(job.exit_code, 0) << job.output;
+  const std::string warning = "mpimon: MPI_T events are off for point-to-point: the MPI_T events library";
+  const auto first = job.output.find(warning);
+  ASSERT_NE(first, std::string::npos) << job.output;
+  EXPECT_EQ(job.output.find(warning, first + 1), std::string::npos) << "warned more than once:\n" << job.output;
+  EXPECT_NE(job.output.find("FAILED traffic [send posted 0]"), std::string::npos) << job.output;
+  EXPECT_TRUE(edges_printed(job.output).empty());
+  EXPECT_FALSE(read_edges(job.folder, "EI").empty());  // monitoring still counted the ring
+}

@@ -10,9 +10,10 @@
 // the token back. No lock, no copy. A snapshot that changes under a callback (the
 // callback freed a registration, or another thread changed callbacks) sends the rest of
 // the delivery to the slow path, which resumes after the last registration served.
-// Its shortest case, inline in mpimon_events_raise, is the one that matters for cost: a
-// single registration (Snapshot::single), bound to the raised object, stamped now with
-// the TSC; everything else on the direct path goes through raise_held.
+// Its shortest case is the one that matters for cost: a single registration
+// (Snapshot::single), bound to the raised object, stamped now with the TSC. It is inline
+// (raise_inline.h: mpimon_events_raise and the hottest producer sites); everything else
+// on the direct path goes through raise_held.
 //
 // Slow path (everything else), under the source's spin lock: a raise that cannot have
 // the token (another thread, or this one in a callback, delivers) copies its instance
@@ -32,6 +33,7 @@
 
 #include "communication_events.h"
 #include "events_internal.h"
+#include "raise_inline.h"
 
 namespace mpimon::events {
 
@@ -43,26 +45,6 @@ static_assert(sizeof(mpimon_osc_sync_event) <= kMaxPayload, "OSC sync payload ex
 constinit MPIMON_EVENTS_TLS thread_local Frame* tls_frame = nullptr;
 
 namespace {
-
-// The direct path's two token transitions, 0 -> kDelivering and back: one
-// compare-and-swap each (seq_cst: a locked cmpxchg is a full barrier). On x86-64 written
-// out, so that the compiler materialises the two constants at each use instead of
-// keeping them in callee-saved registers across the callback (saves a push/pop pair
-// per constant); sanitizer builds keep std::atomic, which ThreadSanitizer understands.
-template <uint32_t kFrom, uint32_t kTo>
-inline bool token_cas(std::atomic<uint32_t>& state) {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-  bool swapped;
-  asm volatile("movl %[from], %%eax\n\tmovl %[to], %%edx\n\tlock cmpxchgl %%edx, %[state]"
-               : [state] "+m"(state), "=@ccz"(swapped)
-               : [from] "i"(kFrom), [to] "i"(kTo)
-               : "rax", "rdx", "memory");
-  return swapped;
-#else
-  uint32_t expected = kFrom;
-  return state.compare_exchange_strong(expected, kTo);
-#endif
-}
 
 // Pushes a frame: the thread is inside a user callback running at `context`.
 class FrameScope {
@@ -241,9 +223,10 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
   source.lock.unlock();
 }
 
-// Everything but the direct path. `holding`: the caller took the token already.
-[[gnu::noinline]] void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
-                                  MPI_T_cb_safety context, bool holding) {
+}  // namespace
+
+void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
+                MPI_T_cb_safety context, bool holding) {
   Source& source = *type.source;
   source.lock.lock();
   if (!holding) holding = take_token_locked(source);
@@ -273,6 +256,8 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
   finish_locked(source, context);
 }
 
+namespace {
+
 // The direct path's state while several registrations are bound to the object.
 struct DirectDelivery {
   Frame frame;             // the callbacks' frame: type, payload, timestamp, context
@@ -296,8 +281,6 @@ inline const Delivery* next_match(const Delivery* e, const void* object) {
                  d.frame.context, d.served->reg->id);
   finish_locked(source, d.frame.context);
 }
-
-[[gnu::noinline]] void release_slow(Source& source, MPI_T_cb_safety context);
 
 // Gives the token back; through the lock if something was flagged for the holder.
 inline void release(Source& source, MPI_T_cb_safety context) {
@@ -326,29 +309,16 @@ inline void release(Source& source, MPI_T_cb_safety context) {
   release(*type->source, context);
 }
 
-// The direct path's release failed: something was flagged for the holder. Token owned.
+
+}  // namespace
+
 void release_slow(Source& source, MPI_T_cb_safety context) {
   source.lock.lock();
   finish_locked(source, context);
 }
 
-// The direct path's delivery to the one registration `e`: push the frame, call, pop,
-// release. After the callback everything is re-read from `frame` (memory the callback
-// may see through tls_frame), so nothing needs a callee-saved register.
-inline void deliver_one(EventType* type, const Delivery* e, const unsigned char* payload, MPI_Count timestamp,
-                        MPI_T_cb_safety context) {
-  Frame frame{{type, payload, timestamp}, tls_frame, context};
-  tls_frame = &frame;
-  e->function(reinterpret_cast<MPI_T_event_instance>(&frame), to_handle(e->reg), context, e->user_data);
-  tls_frame = frame.outer;
-  Source& source = *frame.view.type->source;
-  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, frame.context);
-}
-
-// The direct path but for its shortest case (mpimon_events_raise): token held, the
-// type's snapshot `snap` loaded.
-[[gnu::noinline]] void raise_held(EventType& type, const Snapshot* snap, const void* object,
-                                  const unsigned char* payload, MPI_Count timestamp, MPI_T_cb_safety context) {
+void raise_held(EventType& type, const Snapshot* snap, const void* object, const unsigned char* payload,
+                MPI_Count timestamp, MPI_T_cb_safety context) {
   Source& source = *type.source;
   const Delivery* e = snap->direct[context];
   if (e == nullptr) return raise_slow(type, object, payload, timestamp, context, true);
@@ -359,7 +329,9 @@ inline void deliver_one(EventType* type, const Delivery* e, const unsigned char*
   deliver_one(&type, e, payload, timestamp, context);
 }
 
-}  // namespace
+uint32_t inline_layout() { return kInlineLayout; }
+
+EventType* event_type(int event_index) { return tables.types[event_index].load(std::memory_order_acquire); }
 
 const InstanceView* find_instance(MPI_T_event_instance handle) {
   for (Frame* f = tls_frame; f != nullptr; f = f->outer)
@@ -383,24 +355,9 @@ void mpimon_events_raise(int event_index, const void* object, const void* payloa
                          MPI_T_cb_safety context) {
   // The contract (mpit_events_producer.h): a registered type's index and a valid context;
   // our producers raise only types they watch. So no checks here.
-  EventType* type = tables.types[event_index].load(std::memory_order_relaxed);
-  object = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(object) & type->object_mask);
-  Source& source = *type->source;
-  if (__builtin_expect(!token_cas<0, kDelivering>(source.state), 0))
-    return raise_slow(*type, object, payload, timestamp, context, false);
-  // Loaded after taking the token (see snapshot.cpp).
-  const Snapshot* snap = type->snapshot.load();
-  const Delivery* e = snap->single[context];
-#if defined(__x86_64__)
-  // The shortest path: one registration, bound to this object, callable in this context,
-  // stamped now with the TSC.
-  if (__builtin_expect(e != nullptr && e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
-    timestamp = std::max(static_cast<MPI_Count>(__rdtsc()), source.last_timestamp);  // ORDERED
-    source.last_timestamp = timestamp;
-    return deliver_one(type, e, static_cast<const unsigned char*>(payload), timestamp, context);
-  }
-#endif
-  raise_held(*type, snap, object, static_cast<const unsigned char*>(payload), timestamp, context);
+  EventType& type = *tables.types[event_index].load(std::memory_order_relaxed);
+  object = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(object) & type.object_mask);
+  raise_inline(type, object, payload, timestamp, context);
 }
 
 void mpimon_events_drain(MPI_T_cb_safety context) {

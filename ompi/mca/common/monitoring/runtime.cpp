@@ -5,6 +5,7 @@
 #include <ctime>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -31,6 +32,11 @@ void warn(const std::string& message) {
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
+}
+
+void warn_once_per_job(const std::string& message) {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank == nullptr || std::strcmp(rank, "0") == 0) warn(message);
 }
 
 void Runtime::add_layer(RecordingSwitch recording_switch) { layers_.push_back(recording_switch); }

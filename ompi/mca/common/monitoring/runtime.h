@@ -84,5 +84,8 @@ std::string write_prof_dump(const Settings& settings, int world_rank, const Snap
 
 // One line on stderr, prefixed "mpimon: ".
 void warn(const std::string& message);
+// The same from world rank 0 only (or from a process not started by mpirun): for what is
+// the same on every rank (MCA values, the installation).
+void warn_once_per_job(const std::string& message);
 
 }  // namespace mpimon

@@ -48,6 +48,7 @@ __attribute__((visibility("default"))) mca_pml_base_component_2_0_0_t mca_pml_mo
 namespace {
 
 using mpimon::Runtime;
+using mpimon::warn_once_per_job;
 
 // Storage of our MCA variables (strings: we check the text ourselves).
 char* enable_text = nullptr;
@@ -58,12 +59,6 @@ char* verbose_text = nullptr;
 
 bool interposed = false;
 bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
-
-// MCA values are the same on every rank: say what is wrong once, from world rank 0.
-void warn_once_per_job(const std::string& message) {
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (rank == nullptr || std::strcmp(rank, "0") == 0) mpimon::warn(message);
-}
 
 // Refuse to run against another Open MPI major.minor than the one we were built for.
 bool running_library_compatible() {

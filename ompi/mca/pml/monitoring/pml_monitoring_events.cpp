@@ -24,6 +24,8 @@
 
 #include "communication_events.h"
 #include "mpit_events_producer.h"
+#include "raise_inline.h"
+#include "runtime.h"
 #include "world_rank.h"
 
 namespace mpimon::pml {
@@ -38,6 +40,7 @@ struct EventState {
   bool ob1 = false;
   MPI_T_cb_safety context = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
   int index[4] = {-1, -1, -1, -1};  // by EventFlag
+  mpimon::events::EventType* type[4] = {};  // by EventFlag, for raise_hot
 };
 EventState events;
 
@@ -47,9 +50,14 @@ inline void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon
   mpimon_events_raise(events.index[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
 }
 
-inline mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
-                            const void* request) {
-  mpimon_pml_event e{};
+// The same without the call into the library, for MPI_Isend, the hottest site (our
+// types are bound to the communicator: its address is the object, unmasked).
+inline void raise_hot(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
+  mpimon::events::raise_inline(*events.type[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
+}
+
+// Every field of an event's payload but the request.
+inline void describe(mpimon_pml_event& e, const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes) {
   e.comm_id = static_cast<int32_t>(comm->c_contextid);
   if (comm == &ompi_mpi_comm_world.comm) {
     e.peer = rank;  // MPI_ANY_SOURCE stays -1
@@ -59,6 +67,12 @@ inline mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, in
   e.peer_comm_rank = rank;
   e.tag = tag;
   e.bytes = bytes;
+}
+
+inline mpimon_pml_event payload_of(const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes,
+                                   const void* request) {
+  mpimon_pml_event e;
+  describe(e, comm, rank, tag, bytes);
   e.request = reinterpret_cast<uintptr_t>(request);
   return e;
 }
@@ -110,11 +124,18 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
   events.ob1 = ob1;
   events.job = LocalJob::of_this_process();
   events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  // raise_hot reads the library's structures: only with the library of our own build.
+  if (mpimon::events::inline_layout() != mpimon::events::kInlineLayout) {
+    warn_once_per_job("MPI_T events are off for point-to-point: the MPI_T events library (libmpimon_mpit_events) does not "
+         "come from the same build as the pml plugin; install both from one build");
+    return;
+  }
   const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED,
                           MPIMON_EVENT_PML_SEND_COMPLETED, MPIMON_EVENT_PML_RECV_COMPLETED};
   for (int i = 0; i < 4; ++i) {
     events.index[i] = mpimon_events_find_type(names[i]);
     if (events.index[i] < 0) continue;
+    events.type[i] = mpimon::events::event_type(events.index[i]);
     if (i == recv_posted_flag || i == recv_completed_flag) {
       mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
                                  reinterpret_cast<void*>(receives_changed));
@@ -124,26 +145,34 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
   }
 }
 
+namespace {
+// Returns its argument, out of line: an error return through it keeps the compiler from
+// sharing the success path's epilogue, which would keep the return code in a callee-saved
+// register across the event's delivery (3 instructions per event).
+[[gnu::noinline, gnu::cold]] int failed(int rc) { return rc; }
+}  // namespace
+
 int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   // Both events' payload, built before forwarding: only the request is left to fill in
   // afterwards, so few values must survive the call.
-  mpimon_pml_event e = payload_of(comm, dst, tag, count * datatype->super.size, nullptr);
+  mpimon_pml_event e;
+  describe(e, comm, dst, tag, count * datatype->super.size);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
-  if (rc != OMPI_SUCCESS) return rc;
+  if (rc != OMPI_SUCCESS) [[unlikely]] return failed(rc);
   ompi_request_t* r = *request;
   e.request = reinterpret_cast<uintptr_t>(r);
-  if (listened(send_posted_flag)) raise(send_posted_flag, comm, e);
+  if (listened(send_posted_flag)) raise_hot(send_posted_flag, comm, e);
   if (listened(send_completed_flag)) {
     // ob1 completes small sends inside MPI_Isend and returns the shared, already complete
     // ompi_request_empty: the send is complete now.
     if (r == &ompi_request_empty) {
-      raise(send_completed_flag, comm, e);
+      raise_hot(send_completed_flag, comm, e);
     } else {
       arm(r, send_completed);
     }
   }
-  return rc;
+  return OMPI_SUCCESS;  // (not rc: nothing to keep across the calls)
 }
 
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
