@@ -66,6 +66,11 @@ MPI_Count clock_now() {
   return monotonic_ns();
 }
 
+bool clock_is_tsc() {
+  clock_now();  // decides the clock
+  return clock_kind.load(std::memory_order_relaxed) == kClockTsc;
+}
+
 MPI_Count clock_ticks_per_second() {
   static std::once_flag once;
   static MPI_Count ticks = 0;

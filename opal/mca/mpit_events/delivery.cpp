@@ -73,10 +73,7 @@ MPI_Count stamp(MPI_Count timestamp) { return timestamp == MPIMON_EVENTS_NOW ? c
 
 // ORDERED: never below the last delivered timestamp. Token held.
 MPI_Count clamp(Source& source, MPI_Count timestamp) {
-  if (!source.ordered) return timestamp;
-  if (timestamp < source.last_timestamp) return source.last_timestamp;
-  source.last_timestamp = timestamp;
-  return timestamp;
+  return source.ordered ? ordered_timestamp(source, timestamp) : timestamp;
 }
 
 // Lock held.
@@ -280,11 +277,6 @@ inline const Delivery* next_match(const Delivery* e, const void* object) {
   deliver_locked(source, {d.frame.view.type, d.object, d.frame.view.timestamp, UINT64_MAX, d.frame.view.payload},
                  d.frame.context, d.served->reg->id);
   finish_locked(source, d.frame.context);
-}
-
-// Gives the token back; through the lock if something was flagged for the holder.
-inline void release(Source& source, MPI_T_cb_safety context) {
-  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, context);
 }
 
 // The direct path with several registrations bound to the object (entry e and the

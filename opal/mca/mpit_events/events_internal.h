@@ -110,8 +110,9 @@ struct Snapshot {
   // rare raise of a type nobody listens to).
   const Delivery* direct[kLevels] = {};
   // single[c]: list[c] if it holds exactly one registration, that one has a callback
-  // usable in context c, and the source may stamp inline (Source::stamp_inline), else
-  // nullptr: the raise's shortest path (delivery.cpp).
+  // usable in context c, the source is ORDERED and the clock the TSC (so that the
+  // instance can be stamped with rdtsc inline), else nullptr: the raise's shortest path
+  // (raise_inline.h).
   const Delivery* single[kLevels] = {};
   Snapshot* next_retired = nullptr;
 };
@@ -139,9 +140,6 @@ struct Source {
   MPI_T_source_order ordering = MPI_T_SOURCE_ORDERED;
   bool ordered = true;  // ordering == MPI_T_SOURCE_ORDERED
   bool timestamps_on_demand = true;
-  // ORDERED and the library clock is the TSC: the raise's shortest path may stamp
-  // MPIMON_EVENTS_NOW with rdtsc inline (clamped, see delivery.cpp).
-  bool stamp_inline = false;
 
   // 0: idle, nothing queued, nothing to report: a raise may deliver directly.
   std::atomic<uint32_t> state{0};
@@ -296,6 +294,7 @@ void invoke_free_callback(MPI_T_event_free_cb_function* cb, MPI_T_event_registra
 enum ClockKind : int { kClockUnknown = 0, kClockTsc = 1, kClockMonotonic = 2 };
 extern MPIMON_EVENTS_HIDDEN std::atomic<int> clock_kind;  // constant-initialised
 MPIMON_EVENTS_HIDDEN MPI_Count clock_now();
+bool clock_is_tsc();  // decides the clock if not yet done
 MPI_Count clock_ticks_per_second();
 MPI_Count clock_max_ticks();
 // clock_now() with the common case inline (the raise path stamps MPIMON_EVENTS_NOW).

@@ -56,6 +56,19 @@ inline bool token_cas(std::atomic<uint32_t>& state) {
 #endif
 }
 
+// Gives the token back; through the lock if something was flagged for the holder.
+// (`context` by reference: read only on that rare path, not before the CAS.)
+inline void release(Source& source, const MPI_T_cb_safety& context) {
+  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, context);
+}
+
+// An ORDERED source's timestamp, token held: never below the last one delivered.
+inline MPI_Count ordered_timestamp(Source& source, MPI_Count timestamp) {
+  timestamp = std::max(timestamp, source.last_timestamp);
+  source.last_timestamp = timestamp;
+  return timestamp;
+}
+
 // The direct path's delivery to the one registration `e`, token held: push the frame,
 // call, pop, release. After the callback everything is re-read from `frame` (memory the
 // callback may see through tls_frame), so nothing needs a callee-saved register.
@@ -66,8 +79,7 @@ inline void deliver_one(EventType* type, const Delivery* e, const unsigned char*
   e->function(reinterpret_cast<MPI_T_event_instance>(&frame), reinterpret_cast<MPI_T_event_registration>(e->reg),
               context, e->user_data);
   tls_frame = frame.outer;
-  Source& source = *frame.view.type->source;
-  if (__builtin_expect(!token_cas<kDelivering, 0>(source.state), 0)) release_slow(source, frame.context);
+  release(*frame.view.type->source, frame.context);
 }
 
 // mpimon_events_raise without the call. `object` is already masked with the type's
@@ -84,8 +96,7 @@ inline void raise_inline(EventType& type, const void* object, const void* payloa
   const Delivery* e = snap->single[static_cast<unsigned>(context)];  // (unsigned: no sign extension)
 #if defined(__x86_64__)
   if (__builtin_expect(e != nullptr && e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
-    timestamp = std::max(static_cast<MPI_Count>(__rdtsc()), source.last_timestamp);  // ORDERED
-    source.last_timestamp = timestamp;
+    timestamp = ordered_timestamp(source, static_cast<MPI_Count>(__rdtsc()));  // single: ORDERED
     return deliver_one(&type, e, static_cast<const unsigned char*>(payload), timestamp, context);
   }
 #endif

@@ -77,8 +77,6 @@ int register_source(const char* name, const char* description, MPI_T_source_orde
     source->ordering = ordering;
     source->ordered = ordering == MPI_T_SOURCE_ORDERED;
     source->timestamps_on_demand = (flags & MPIMON_EVENTS_SOURCE_NO_TIMESTAMP) == 0;
-    clock_now();  // decides the clock
-    source->stamp_inline = source->ordered && clock_kind.load(std::memory_order_relaxed) == kClockTsc;
     source->ring = std::make_unique<QueuedInstance[]>(kRingCapacity);
     r.source_names.emplace(source->name, index);
     tables.sources[index].store(source.release(), std::memory_order_release);

@@ -26,6 +26,7 @@ Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs
   auto* entries = reinterpret_cast<Delivery*>(s + 1);
   s->type = &type;
   s->count = n;
+  const bool stamp_inline = type.source->ordered && clock_is_tsc();
   for (int context = 0; context < kLevels; ++context) {
     Delivery* list = entries + context * (n + 1);
     Delivery* out = list;
@@ -41,7 +42,7 @@ Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs
     *out = {nullptr, nullptr, nullptr, nullptr};
     s->list[context] = list;
     s->direct[context] = direct && n > 0 ? list : nullptr;
-    s->single[context] = direct && n == 1 && type.source->stamp_inline ? list : nullptr;
+    s->single[context] = direct && n == 1 && stamp_inline ? list : nullptr;
   }
   return s;
 }
