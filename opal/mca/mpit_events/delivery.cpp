@@ -222,8 +222,9 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
 
 }  // namespace
 
-void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
-                MPI_T_cb_safety context, bool holding) {
+// Out of line (raise_inline.h): keeps the inline paths short, here too.
+[[gnu::noinline]] void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
+                                  MPI_T_cb_safety context, bool holding) {
   Source& source = *type.source;
   source.lock.lock();
   if (!holding) holding = take_token_locked(source);
@@ -301,16 +302,15 @@ inline const Delivery* next_match(const Delivery* e, const void* object) {
   release(*type->source, context);
 }
 
-
 }  // namespace
 
-void release_slow(Source& source, MPI_T_cb_safety context) {
+[[gnu::noinline]] void release_slow(Source& source, MPI_T_cb_safety context) {
   source.lock.lock();
   finish_locked(source, context);
 }
 
-void raise_held(EventType& type, const Snapshot* snap, const void* object, const unsigned char* payload,
-                MPI_Count timestamp, MPI_T_cb_safety context) {
+[[gnu::noinline]] void raise_held(EventType& type, const Snapshot* snap, const void* object,
+                                  const unsigned char* payload, MPI_Count timestamp, MPI_T_cb_safety context) {
   Source& source = *type.source;
   const Delivery* e = snap->direct[context];
   if (e == nullptr) return raise_slow(type, object, payload, timestamp, context, true);
