@@ -1,0 +1,32 @@
+// `mpimon report <dumps...> [-o F]`: one self-contained HTML page.
+#include <iostream>
+#include <memory>
+
+#include "atomic_file.h"
+#include "report.h"
+#include "subcommand.h"
+#include "traffic_matrix.h"
+
+namespace mpimon::tools {
+
+Subcommand add_report_command(CLI::App& mpimon) {
+  struct ReportOptions {
+    std::vector<std::string> inputs;
+    std::string output = "mpimon-report.html";
+  };
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* report = mpimon.add_subcommand("report", "one self-contained HTML page about a job (viewable offline)");
+  report->add_option("dumps", o->inputs, "a job file, .prof files, folders holding them, or a dump prefix")->required();
+  report->add_option("-o,--output", o->output, "the HTML file to write");
+  return {report, [o] {
+            if (std::string error = write_file_atomically(o->output, format_html_report(expand_dump_arguments(o->inputs)));
+                !error.empty()) {
+              std::cerr << "mpimon report: " << error << '\n';
+              return 1;
+            }
+            std::cout << "report: " << o->output << '\n';
+            return 0;
+          }};
+}
+
+}  // namespace mpimon::tools

@@ -1,0 +1,61 @@
+// `mpimon show <dumps...>`: heatmaps in the terminal and as SVG, or a sender's histograms.
+#include <iostream>
+#include <memory>
+
+#include "atomic_file.h"
+#include "heatmap.h"
+#include "options.h"
+#include "subcommand.h"
+
+namespace mpimon::tools {
+
+namespace {
+
+struct ShowOptions {
+  std::vector<std::string> inputs;
+  std::string category = "all";
+  std::string metric = "bytes";
+  std::string svg;
+  int histograms_of = -1;
+};
+
+int run_show(const ShowOptions& o) {
+  const std::vector<std::string> files = expand_dump_arguments(o.inputs);
+  const TrafficMatrix matrix = read_dump_files(files);
+  const Selection selection = selection_of(o.category);
+  if (o.histograms_of >= 0) {
+    std::cout << format_size_histograms(files, o.histograms_of, selection);
+    return 0;
+  }
+  const Grid grid = bin_matrix(matrix, selection, metric_of(o.metric));
+  const std::string title =
+      selection.name() + " traffic, " + o.metric + " (" + std::to_string(matrix.ranks()) + " ranks)";
+  std::cout << format_terminal_heatmap(grid, title);
+  if (!o.svg.empty()) {
+    if (std::string error = write_file_atomically(o.svg, format_svg_heatmap(grid, title)); !error.empty()) {
+      std::cerr << "mpimon show: " << error << '\n';
+      return 1;
+    }
+    std::cout << "image: " << o.svg << '\n';
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_show_command(CLI::App& mpimon) {
+  auto o = std::make_shared<ShowOptions>();
+  CLI::App* show = mpimon.add_subcommand(
+      "show", "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image");
+  show->add_option("dumps", o->inputs, "a job file, .prof files, folders holding them, or a dump prefix")->required();
+  show->add_option("--category", o->category, "external, internal, coll, osc_sent, osc_recv or all (summed)")
+      ->check(CLI::IsMember(category_choices()));
+  show->add_option("--metric", o->metric, "messages, bytes or average")
+      ->check(CLI::IsMember({"messages", "bytes", "average"}));
+  show->add_option("--svg", o->svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
+  show->add_option("--histograms", o->histograms_of, "instead: the message-size histograms of this sender rank, per peer")
+      ->check(CLI::NonNegativeNumber);
+  return {show, [o] { return run_show(*o); }};
+}
+
+}  // namespace mpimon::tools
