@@ -216,7 +216,7 @@ TEST(ProfParse, RoundTripsFormatOutput) {
   expect_line(file.lines[5], 'R', 3, 2, 32, 2, false);
   expect_line(file.lines[6], 'C', 3, 0, 40, 1, false);
   expect_line(file.lines[7], 'C', 3, 7, 2000, 2, false);
-  EXPECT_TRUE(file.communicator_lines.empty());
+  EXPECT_TRUE(file.communicators.empty());
 }
 
 TEST(ProfParse, RoundTripKeepsLargestCounts) {
@@ -239,7 +239,7 @@ TEST(ProfParse, AcceptsLastLineWithoutNewline) {
   expect_line(file.lines[0], 'S', 2, 0, 64, 4, false);
 }
 
-TEST(ProfParse, KeepsCommunicatorLinesVerbatim) {
+TEST(ProfParse, ReadsCommunicatorBlocks) {
   const std::string text =
       "# COLLECTIVES\n"
       "C\t0\t1\t8 bytes\t1 msgs sent\n"
@@ -248,13 +248,67 @@ TEST(ProfParse, KeepsCommunicatorLinesVerbatim) {
       "A2O\t0\t0 bytes\t0 msgs sent\n"
       "A2A\t0\t96 bytes\t3 msgs sent\n";
   const ProfFile file = parse_prof(text, "x.prof");
-  ASSERT_EQ(file.communicator_lines.size(), 4u);
-  EXPECT_EQ(file.communicator_lines[0], "D\tMPI_COMM_WORLD\tprocs: 0,1,2,3");
-  EXPECT_EQ(file.communicator_lines[1], "O2A\t0\t64 bytes\t2 msgs sent");
-  EXPECT_EQ(file.communicator_lines[2], "A2O\t0\t0 bytes\t0 msgs sent");
-  EXPECT_EQ(file.communicator_lines[3], "A2A\t0\t96 bytes\t3 msgs sent");
+  ASSERT_EQ(file.communicators.size(), 1u);
+  const ProfCommunicator& c = file.communicators[0];
+  EXPECT_EQ(c.name, "MPI_COMM_WORLD");
+  EXPECT_EQ(c.members, 4u);
+  EXPECT_EQ(c.me, 0);
+  EXPECT_EQ(c.calls[0], 2u);
+  EXPECT_EQ(c.bytes[0], 64u);
+  EXPECT_EQ(c.calls[2], 3u);
+  EXPECT_EQ(c.bytes[2], 96u);
+  EXPECT_EQ(c.line, 3u);
   ASSERT_EQ(file.lines.size(), 1u);
   expect_line(file.lines[0], 'C', 0, 1, 8, 1, false);
+}
+
+TEST(ProfParse, ClassLineWithoutDLineIsAnError) {
+  EXPECT_TRUE(starts_with(parse_error("O2A\t0\t64 bytes\t2 msgs sent\n"), "rank3.prof:1: expected a D line"));
+}
+
+TEST(ProfParse, RankBeyondMpisIsAnError) {
+  EXPECT_TRUE(starts_with(parse_error("C\t2147483647\t1\t12 bytes\t3 msgs sent\n"), "rank3.prof:1: expected"));
+  EXPECT_TRUE(starts_with(parse_error("C\t0\t2147483647\t12 bytes\t3 msgs sent\n"), "rank3.prof:1: expected"));
+  EXPECT_EQ(parse_error("C\t0\t2147483646\t12 bytes\t3 msgs sent\n"), "<accepted>");
+}
+
+TEST(ProfParse, SyncLinesAreRead) {
+  const ProfFile file = parse_prof("# OSC\n# SYNC\t2\tmy%20win\tfence\t3 calls\t0.000001500 s\n", "x.prof");
+  ASSERT_EQ(file.syncs.size(), 1u);
+  EXPECT_EQ(file.syncs[0].me, 2);
+  EXPECT_EQ(file.syncs[0].window, "my%20win");
+  EXPECT_EQ(file.syncs[0].kind, "fence");
+  EXPECT_EQ(file.syncs[0].calls, 3u);
+  EXPECT_DOUBLE_EQ(file.syncs[0].seconds, 1.5e-6);
+  EXPECT_TRUE(starts_with(parse_error("# SYNC\t2\tw\tfence\t3 calls\tnan s\n"), "rank3.prof:1: expected a number"));
+  EXPECT_TRUE(starts_with(parse_error("# SYNC\t2\tw\tfence\t3 calls\t-1.0 s\n"), "rank3.prof:1: expected a number"));
+}
+
+TEST(ProfParse, CaptureSkipsAndCountsForeignLines) {
+  const std::string text =
+      "Hello from rank 0\n"
+      "# POINT TO POINT\n"
+      "E\t0\t1\t8 bytes\t1 msgs sent\n"
+      "[1,3]<stdout>:E\t3\t0\t4 bytes\t1 msgs sent\n"
+      "Error: something\n"
+      "E\n";
+  const ProfFile file = parse_prof(text, "out.txt", ProfInput::capture);
+  EXPECT_TRUE(file.has_monitoring_output);
+  EXPECT_EQ(file.foreign_lines, 3u);
+  EXPECT_EQ(file.first_foreign_line, 1u);
+  ASSERT_EQ(file.lines.size(), 2u);
+  expect_line(file.lines[1], 'E', 3, 0, 4, 1, false);
+  // A dump as our component writes it has no foreign line.
+  EXPECT_TRUE(starts_with(parse_error("Hello from rank 0\n"), "rank3.prof:1: expected a line kind"));
+}
+
+TEST(ProfParse, CaptureStillRejectsMalformedMonitoringLines) {
+  try {
+    parse_prof("E\t0\t1\tmany bytes\t1 msgs sent\n", "out.txt", ProfInput::capture);
+    FAIL();
+  } catch (const FormatError& e) {
+    EXPECT_TRUE(starts_with(e.what(), "out.txt:1: expected a byte count")) << e.what();
+  }
 }
 
 TEST(ProfParse, UnknownLineKindIsAnError) {

@@ -1,7 +1,11 @@
-// mpimon matrix: building matrices from dumps (ours and Open MPI's) and writing them.
+// mpimon matrix: the sparse matrix, the selections ("all" defined once), the one-sided
+// orientation and the output formats with their size limits.
 #include <gtest/gtest.h>
 
-#include "traffic_matrix.h"
+#include <stdexcept>
+
+#include "dumps.h"
+#include "matrix_formats.h"
 
 namespace mpimon::tools {
 namespace {
@@ -17,10 +21,19 @@ TrafficMatrix small() {
   return m;
 }
 
-Selection external() { return Selection{false, Category::external}; }
+const Selection kExternal(Category::external);
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
 
 TEST(TrafficMatrix, ReadsOpenMpisOwnDumps) {
-  const TrafficMatrix m = read_dump_files(expand_dump_arguments({kDistroDumps}));
+  const TrafficMatrix m = read_dumps(expand_dump_arguments({kDistroDumps})).matrix;
   ASSERT_EQ(m.ranks(), 4);
   for (int r = 0; r < 4; ++r) {
     const Traffic ring = m.at(Category::external, r, (r + 1) % 4);
@@ -36,45 +49,133 @@ TEST(TrafficMatrix, ReadsOpenMpisOwnDumps) {
   EXPECT_EQ(m.at(Category::coll, 0, 2).bytes, 64u);
 }
 
-TEST(TrafficMatrix, ProfileToMatTextIsProfile2matsFormat) {
-  EXPECT_EQ(format_matrix(small(), external(), Metric::messages, FileFormat::mat, false), "0 3 0 \n1 0 0 \n0 0 0 \n");
+// ---------------------------------------------------------------------------------------
+// Selections: "all" once
+
+TEST(Selection, AllIsEveryByteOnceAndLeavesTheLogicalCollectivesOut) {
+  const Selection all = Selection::all();
+  EXPECT_TRUE(all.includes(Category::external));
+  EXPECT_TRUE(all.includes(Category::internal));
+  EXPECT_TRUE(all.includes(Category::osc_sent));
+  EXPECT_TRUE(all.includes(Category::osc_recv));
+  EXPECT_FALSE(all.includes(Category::coll));  // its messages are already in internal
+  // A reduce seen by both layers counts once in all.
+  TrafficMatrix m;
+  m.add(Category::internal, 1, 0, {1, 64});
+  m.add(Category::coll, 1, 0, {1, 64});
+  EXPECT_EQ(format_matrix(m, all, Metric::bytes, FileFormat::csv, false), "sender,0,1\n0,0,0\n1,64,0\n");
 }
 
-TEST(TrafficMatrix, SymmetricAveragesBothDirectionsAsProfile2matDoes) {
-  EXPECT_EQ(format_matrix(small(), external(), Metric::messages, FileFormat::mat, true), "0 2 0 \n2 0 0 \n0 0 0 \n");
-  EXPECT_EQ(format_matrix(small(), external(), Metric::bytes, FileFormat::mat, true), "0 20 0 \n20 0 0 \n0 0 0 \n");
-  EXPECT_DOUBLE_EQ(cell_value(small(), external(), Metric::average, 0, 1, true), 10.0);
+TEST(Selection, OscSumsBothOneSidedCategories) {
+  const Selection osc = Selection::of("osc");
+  EXPECT_TRUE(osc.includes(Category::osc_sent));
+  EXPECT_TRUE(osc.includes(Category::osc_recv));
+  EXPECT_FALSE(osc.includes(Category::external));
+  EXPECT_EQ(Selection::names(),
+            (std::vector<std::string>{"external", "internal", "coll", "osc_sent", "osc_recv", "osc", "all"}));
+  EXPECT_THROW(Selection::of("everything"), std::invalid_argument);
 }
 
-TEST(TrafficMatrix, CsvHasAHeaderAndOneRowPerSender) {
-  EXPECT_EQ(format_matrix(small(), external(), Metric::bytes, FileFormat::csv, false),
+TEST(TrafficMatrix, GetsAreOrientedFromTheTargetToTheOrigin) {
+  TrafficMatrix m;
+  m.add(Category::osc_recv, 0, 1, {1, 16});  // rank 0 read 16 bytes from rank 1
+  m.add(Category::osc_sent, 0, 2, {1, 8});   // rank 0 put 8 bytes into rank 2
+  EXPECT_EQ(m.at(Category::osc_recv, 1, 0).bytes, 16u);
+  EXPECT_EQ(m.at(Category::osc_recv, 0, 1).bytes, 0u);
+  EXPECT_EQ(format_matrix(m, Selection::of("osc"), Metric::bytes, FileFormat::sparse_csv, false),
+            "sender,receiver,bytes\n0,2,8\n1,0,16\n");
+}
+
+TEST(TrafficMatrix, RecordsOfOnePairAreSummed) {
+  TrafficMatrix m;
+  m.add(Category::external, 0, 1, {1, 10});
+  m.add(Category::external, 0, 1, {2, 20});
+  EXPECT_EQ(m.at(Category::external, 0, 1).messages, 3u);
+  EXPECT_EQ(m.at(Category::external, 0, 1).bytes, 30u);
+  EXPECT_EQ(m.non_zeros(), 1u);
+}
+
+TEST(TrafficMatrix, SumsReachingTheLimitAreErrorsNotWrapArounds) {
+  TrafficMatrix m;
+  m.add(Category::external, 0, 1, {kCountLimit - 1, 1});
+  m.add(Category::external, 0, 1, {1, 1});
+  EXPECT_NE(error_of([&] { m.finish(); }).find("expected counts below 2^60"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// Formats
+
+TEST(MatrixFormats, ProfileToMatTextIsProfile2matsFormat) {
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::messages, FileFormat::mat, false), "0 3 0 \n1 0 0 \n0 0 0 \n");
+}
+
+TEST(MatrixFormats, SymmetricAveragesBothDirectionsAsProfile2matDoes) {
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::messages, FileFormat::mat, true), "0 2 0 \n2 0 0 \n0 0 0 \n");
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::bytes, FileFormat::mat, true), "0 20 0 \n20 0 0 \n0 0 0 \n");
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::average, FileFormat::mat, true), "0 10 0 \n10 0 0 \n0 0 0 \n");
+  // The exact formats keep the halves.
+  EXPECT_EQ(format_matrix(small(), Selection::of("internal"), Metric::messages, FileFormat::sparse_csv, true),
+            "sender,receiver,messages\n0,2,1\n2,0,1\n");
+  TrafficMatrix odd;
+  odd.add(Category::external, 0, 1, {3, 3});
+  EXPECT_EQ(format_matrix(odd, kExternal, Metric::messages, FileFormat::csv, true), "sender,0,1\n0,0,1.5\n1,1.5,0\n");
+}
+
+TEST(MatrixFormats, CsvHasAHeaderAndOneRowPerSender) {
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::bytes, FileFormat::csv, false),
             "sender,0,1,2\n0,0,30,0\n1,10,0,0\n2,0,0,0\n");
 }
 
-TEST(TrafficMatrix, AverageIsBytesPerMessage) {
-  EXPECT_EQ(format_matrix(small(), external(), Metric::average, FileFormat::csv, false),
+TEST(MatrixFormats, AverageIsBytesPerMessage) {
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::average, FileFormat::csv, false),
             "sender,0,1,2\n0,0,10,0\n1,10,0,0\n2,0,0,0\n");
+  TrafficMatrix m;
+  m.add(Category::external, 0, 1, {3, 10});
+  EXPECT_EQ(format_matrix(m, kExternal, Metric::average, FileFormat::sparse_csv, false),
+            "sender,receiver,average\n0,1,3.3333333333333335\n");
 }
 
-TEST(TrafficMatrix, AllSumsEveryCategory) {
-  EXPECT_EQ(format_matrix(small(), Selection{true}, Metric::messages, FileFormat::csv, false),
+TEST(MatrixFormats, AllSumsItsCategories) {
+  EXPECT_EQ(format_matrix(small(), Selection::all(), Metric::messages, FileFormat::csv, false),
             "sender,0,1,2\n0,0,3,0\n1,1,0,0\n2,2,0,0\n");
 }
 
-TEST(TrafficMatrix, MatrixMarketListsOnlyNonZerosOneBased) {
-  EXPECT_EQ(format_matrix(small(), external(), Metric::messages, FileFormat::matrix_market, false),
+TEST(MatrixFormats, MatrixMarketListsOnlyNonZerosOneBased) {
+  EXPECT_EQ(format_matrix(small(), kExternal, Metric::messages, FileFormat::matrix_market, false),
             "%%MatrixMarket matrix coordinate real general\n"
             "% mpimon: external msg, row = sender, column = receiver\n"
             "3 3 2\n1 2 3\n2 1 1\n");
 }
 
-TEST(TrafficMatrix, MissingDumpsNameWhatWasLookedFor) {
-  try {
-    expand_dump_arguments({"/nonexistent/prof"});
-    FAIL();
-  } catch (const FormatError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/prof: no such file, and no prof.<rank>.prof files in /nonexistent");
-  }
+TEST(MatrixFormats, TextTableOfASumIsOneTable) {
+  EXPECT_EQ(format_text_matrix(small(), Selection::all(), Metric::messages),
+            "      0 1 2   <- receiver\n"
+            " 0 |  . 3 .\n"
+            " 1 |  1 . .\n"
+            " 2 |  2 . .\n");
+}
+
+TEST(MatrixFormats, DenseFormatsStopAtTheirDocumentedSizes) {
+  TrafficMatrix m;
+  m.add(Category::external, 0, 99999, {1, 8});  // 100 000 ranks, one non-zero
+  const std::string text = error_of([&] { format_text_matrix(m, kExternal, Metric::bytes); });
+  EXPECT_EQ(text.rfind("100000 ranks: the terminal table stops at 128 ranks", 0), 0u) << text;
+  EXPECT_NE(text.find("--format sparse"), std::string::npos) << text;
+  EXPECT_NE(error_of([&] { format_matrix(m, kExternal, Metric::bytes, FileFormat::csv, false); })
+                .find("--format csv stops at 4096 ranks"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { format_matrix(m, kExternal, Metric::bytes, FileFormat::mat, true); })
+                .find("--format mat stops at 4096 ranks"),
+            std::string::npos);
+  // Sparse formats are O(non-zeros) at any size, up to the highest MPI rank.
+  EXPECT_EQ(format_matrix(m, kExternal, Metric::bytes, FileFormat::sparse_csv, false),
+            "sender,receiver,bytes\n0,99999,8\n");
+  TrafficMatrix widest;
+  widest.add(Category::external, kMaxRank, kMaxRank, {1, 8});
+  EXPECT_EQ(format_matrix(widest, kExternal, Metric::bytes, FileFormat::matrix_market, false),
+            "%%MatrixMarket matrix coordinate real general\n"
+            "% mpimon: external size, row = sender, column = receiver\n"
+            "2147483647 2147483647 1\n2147483647 2147483647 8\n");
 }
 
 }  // namespace

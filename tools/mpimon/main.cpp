@@ -6,6 +6,7 @@
 //   mpimon place <dumps...> --topology T  process placement (TreeMatch), rankfile, reorder keys
 //   mpimon report <dumps...> [-o F]       a self-contained HTML report
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -35,6 +36,12 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       std::cerr << "mpimon " << name << ": " << e.what() << '\n';
       return 2;
+    } catch (const std::bad_alloc&) {  // a last resort: the readers keep memory to the non-zeros
+      std::cerr << "mpimon " << name << ": out of memory\n";
+      return 1;
+    } catch (const std::length_error& e) {
+      std::cerr << "mpimon " << name << ": out of memory (" << e.what() << ")\n";
+      return 1;
     }
   }
   return 0;

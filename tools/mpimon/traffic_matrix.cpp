@@ -1,245 +1,145 @@
 #include "traffic_matrix.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <regex>
-#include <set>
+#include <stdexcept>
+
+#include "prof_format.h"  // FormatError
 
 namespace mpimon::tools {
 
-namespace fs = std::filesystem;
-
-void TrafficMatrix::add(Category category, int32_t source, int32_t destination, Traffic traffic) {
-  Traffic& t = entries_[{category, source, destination}];
-  t.messages += traffic.messages;
-  t.bytes += traffic.bytes;
-  ranks_ = std::max({ranks_, source + 1, destination + 1});
-}
-
-void TrafficMatrix::add_prof(const ProfFile& file) {
-  for (const ProfLine& line : file.lines) {
-    Category category = Category::external;
-    switch (line.kind) {
-      case 'E': category = Category::external; break;
-      case 'I': category = Category::internal; break;
-      case 'S': category = Category::osc_sent; break;
-      case 'R': category = Category::osc_recv; break;
-      case 'C': category = Category::coll; break;
-    }
-    add(category, line.me, line.peer, {line.messages, line.bytes});
-  }
-}
-
-void TrafficMatrix::add_job(const JobFile& file) {
-  for (const JobRecord& r : file.records) add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
-  cover_ranks(file.header.world_size);
-}
-
-Traffic TrafficMatrix::at(Category category, int32_t source, int32_t destination) const {
-  auto it = entries_.find({category, source, destination});
-  return it == entries_.end() ? Traffic{} : it->second;
-}
-
-bool TrafficMatrix::has(Category category) const {
-  auto it = entries_.lower_bound({category, 0, 0});
-  return it != entries_.end() && std::get<0>(it->first) == category;
-}
-
 namespace {
 
-// Rank of "<anything>.<rank>.prof", or -1.
-long rank_of(const fs::path& path) {
-  static const std::regex pattern(R"(.*\.([0-9]+)\.prof$)");
-  std::smatch m;
-  const std::string name = path.filename().string();
-  return std::regex_match(name, m, pattern) ? std::stol(m[1]) : -1;
+constexpr unsigned bit(Category c) { return 1u << static_cast<int>(c); }
+
+bool before(const Cell& a, const Cell& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; }
+bool same_pair(const Cell& a, const Cell& b) { return a.from == b.from && a.to == b.to; }
+
+// a += b, or FormatError when the sum reaches kCountLimit.
+void add_counts(Traffic& a, const Traffic& b, const char* what, const Cell& where) {
+  a.messages += b.messages;  // both below 2^60: no wrap-around
+  a.bytes += b.bytes;
+  if (a.messages >= kCountLimit || a.bytes >= kCountLimit)
+    throw FormatError(std::string("the inputs summed: expected counts below 2^60, found more for ") + what + " " +
+                      std::to_string(where.from) + " -> " + std::to_string(where.to));
 }
 
-}  // namespace
-
-std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& arguments) {
-  std::vector<std::string> files;
-  for (const std::string& argument : arguments) {
-    const fs::path path(argument);
-    std::vector<fs::path> found;
-    std::error_code ec;
-    if (fs::is_regular_file(path, ec)) {
-      files.push_back(argument);
-      continue;
-    }
-    fs::path folder = path;
-    std::string prefix;
-    if (!fs::is_directory(path, ec)) {  // a prefix
-      folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-      prefix = path.filename().string() + ".";
-    }
-    for (const auto& entry : fs::directory_iterator(folder, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.rfind(prefix, 0) == 0 && rank_of(entry.path()) >= 0 &&
-          name.find('.', prefix.size()) == name.size() - 5)  // exactly <prefix><rank>.prof
-        found.push_back(entry.path());
-    }
-    if (found.empty())
-      throw FormatError(argument + ": no such file, and no " + (prefix.empty() ? "*" : prefix + "<rank>") +
-                        ".prof files in " + folder.string());
-    std::sort(found.begin(), found.end(), [](const fs::path& a, const fs::path& b) { return rank_of(a) < rank_of(b); });
-    for (const auto& f : found) files.push_back(f.string());
-  }
-  return files;
-}
-
-bool is_job_file(const std::string& path) {
-  std::ifstream in(path);
-  std::string first;
-  std::getline(in, first);
-  return first.rfind("# mpimon job file", 0) == 0;
-}
-
-TrafficMatrix read_dump_files(const std::vector<std::string>& paths) {
-  TrafficMatrix matrix;
-  for (const std::string& path : paths) {
-    if (is_job_file(path)) {
-      const JobHeader header = for_each_job_record(read_dump_text(path), path, [&](const JobRecord& r) {
-        matrix.add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
-      });
-      matrix.cover_ranks(header.world_size);
-    } else {
-      matrix.add_prof(read_prof_file(path));
-    }
-  }
-  return matrix;
-}
-
-std::string format_text_matrix(const TrafficMatrix& matrix, Category category, Metric metric) {
-  const int32_t n = matrix.ranks();
-  std::vector<std::string> cells(static_cast<size_t>(n) * n, ".");
-  size_t width = std::to_string(std::max(n - 1, 0)).size();
-  for (const auto& [key, traffic] : matrix.entries()) {
-    const auto& [c, source, destination] = key;
-    if (c != category) continue;
-    std::string& cell = cells[static_cast<size_t>(source) * n + destination];
-    cell = std::to_string(metric == Metric::messages ? traffic.messages : traffic.bytes);
-    width = std::max(width, cell.size());
-  }
-  auto pad = [&](const std::string& s) { return std::string(width + 1 - s.size(), ' ') + s; };
-  std::string out = std::string(width + 4, ' ');
-  for (int32_t d = 0; d < n; ++d) out += pad(std::to_string(d));
-  out += "   <- receiver\n";
-  for (int32_t s = 0; s < n; ++s) {
-    out += pad(std::to_string(s)) + " | ";
-    for (int32_t d = 0; d < n; ++d) out += pad(cells[static_cast<size_t>(s) * n + d]);
-    out += '\n';
-  }
-  return out;
-}
-
-const char* metric_name(Metric metric) {
-  switch (metric) {
-    case Metric::messages: return "msg";
-    case Metric::bytes: return "size";
-    case Metric::average: return "avg";
-  }
-  return "?";
-}
-
-const char* file_extension(FileFormat format) {
-  switch (format) {
-    case FileFormat::csv: return "csv";
-    case FileFormat::mat: return "mat";
-    case FileFormat::matrix_market: return "mtx";
-  }
-  return "?";
-}
-
-namespace {
-
-Traffic selected(const TrafficMatrix& matrix, Selection selection, int32_t source, int32_t destination) {
-  if (!selection.all) return matrix.at(selection.category, source, destination);
-  Traffic sum;
-  for (int c = 0; c < kCategoryCount; ++c) {
-    const Traffic t = matrix.at(static_cast<Category>(c), source, destination);
-    sum.messages += t.messages;
-    sum.bytes += t.bytes;
-  }
-  return sum;
-}
-
-std::string number_text(double value, Metric metric) {
-  char text[64];
-  if (metric == Metric::average) {
-    std::snprintf(text, sizeof text, "%.6g", value);
-  } else {
-    std::snprintf(text, sizeof text, "%.0f", value);
-  }
-  return text;
-}
-
-}  // namespace
-
-double cell_value(const TrafficMatrix& matrix, Selection selection, Metric metric, int32_t source,
-                  int32_t destination, bool symmetric) {
-  const Traffic forward = selected(matrix, selection, source, destination);
-  double messages = static_cast<double>(forward.messages), bytes = static_cast<double>(forward.bytes);
-  if (symmetric) {
-    const Traffic backward = selected(matrix, selection, destination, source);
-    messages = (messages + static_cast<double>(backward.messages)) / 2;
-    bytes = (bytes + static_cast<double>(backward.bytes)) / 2;
-  }
-  switch (metric) {
-    case Metric::messages: return messages;
-    case Metric::bytes: return bytes;
-    case Metric::average: return messages > 0 ? bytes / messages : 0.0;
-  }
-  return 0.0;
-}
-
-std::string format_matrix(const TrafficMatrix& matrix, Selection selection, Metric metric, FileFormat format,
-                          bool symmetric) {
-  const int32_t n = matrix.ranks();
-  std::string out;
-  if (format == FileFormat::matrix_market) {
-    // Non-zero cells only: the sparse entries and, when symmetric, their mirrors.
-    std::set<std::pair<int32_t, int32_t>> cells;
-    for (const auto& [key, traffic] : matrix.entries()) {
-      const auto& [c, source, destination] = key;
-      if (!selection.all && c != selection.category) continue;
-      cells.insert({source, destination});
-      if (symmetric) cells.insert({destination, source});
-    }
-    std::string body;
-    size_t non_zeros = 0;
-    for (const auto& [source, destination] : cells) {
-      const double v = cell_value(matrix, selection, metric, source, destination, symmetric);
-      if (v == 0) continue;
-      body += std::to_string(source + 1) + ' ' + std::to_string(destination + 1) + ' ' + number_text(v, metric) + '\n';
-      ++non_zeros;
-    }
-    out = "%%MatrixMarket matrix coordinate real general\n% mpimon: " + selection.name() + " " + metric_name(metric) +
-          (symmetric ? " (symmetric average)" : "") + ", row = sender, column = receiver\n" +
-          std::to_string(n) + ' ' + std::to_string(n) + ' ' + std::to_string(non_zeros) + '\n' + body;
-    return out;
-  }
-  if (format == FileFormat::csv) {
-    out = "sender";
-    for (int32_t d = 0; d < n; ++d) out += ',' + std::to_string(d);
-    out += '\n';
-  }
-  for (int32_t s = 0; s < n; ++s) {
-    if (format == FileFormat::csv) out += std::to_string(s);
-    for (int32_t d = 0; d < n; ++d) {
-      const double v = cell_value(matrix, selection, metric, s, d, symmetric);
-      if (format == FileFormat::csv) {
-        out += ',' + number_text(v, metric);
+// Sorts `cells` and merges the cells of one pair; `what` names the category for the
+// error when a merged count reaches kCountLimit (nullptr: no limit, for sums of
+// categories, which stay below 4 x 2^60).
+void sort_and_merge(std::vector<Cell>& cells, const char* what) {
+  std::sort(cells.begin(), cells.end(), before);
+  size_t out = 0;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (out > 0 && same_pair(cells[out - 1], cells[i])) {
+      Traffic& sum = cells[out - 1].traffic;
+      if (what) {
+        add_counts(sum, cells[i].traffic, what, cells[i]);
       } else {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.0f ", v);  // profile2mat.pl's printf
-        out += text;
+        sum.messages += cells[i].traffic.messages;
+        sum.bytes += cells[i].traffic.bytes;
       }
+    } else {
+      cells[out++] = cells[i];
     }
-    out += '\n';
   }
+  cells.resize(out);
+  cells.shrink_to_fit();
+}
+
+}  // namespace
+
+std::string total_text(Total v) {
+  std::string digits;
+  do digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+  while ((v /= 10) != 0);
+  return digits;
+}
+
+Selection::Selection(Category category) : mask_(bit(category)), name_(category_name(category)) {}
+
+Selection Selection::of(std::string_view name) {
+  for (int c = 0; c < kCategoryCount; ++c)
+    if (name == category_name(static_cast<Category>(c))) return Selection(static_cast<Category>(c));
+  // The sums: see the header (and docs/formats.md) for why `all` leaves `coll` out.
+  if (name == "osc") return Selection(bit(Category::osc_sent) | bit(Category::osc_recv), "osc");
+  if (name == "all")
+    return Selection(bit(Category::external) | bit(Category::internal) | bit(Category::osc_sent) |
+                         bit(Category::osc_recv),
+                     "all");
+  throw std::invalid_argument("unknown category '" + std::string(name) +
+                              "' (expected external, internal, coll, osc_sent, osc_recv, osc or all)");
+}
+
+std::vector<std::string> Selection::names() {
+  std::vector<std::string> names;
+  for (int c = 0; c < kCategoryCount; ++c) names.push_back(category_name(static_cast<Category>(c)));
+  names.push_back("osc");
+  names.push_back("all");
+  return names;
+}
+
+std::string Selection::title() const {
+  if (name_ == "external") return "point-to-point, application (E)";
+  if (name_ == "internal") return "point-to-point, internal: collectives and protocol (I)";
+  if (name_ == "coll") return "collectives, logical pattern (C)";
+  if (name_ == "osc_sent") return "one-sided, sent: puts and accumulates (S)";
+  if (name_ == "osc_recv") return "one-sided, received: gets, from the target read to the origin (R)";
+  if (name_ == "osc") return "one-sided, both directions (S + R)";
+  return "all traffic (E + I + S + R; C is left out, its messages are in I)";
+}
+
+void TrafficMatrix::add(Category category, int32_t recorder, int32_t peer, Traffic traffic) {
+  if (recorder < 0 || peer < 0 || recorder > kMaxRank || peer > kMaxRank)
+    throw std::invalid_argument("rank out of range");  // the readers check ranks first
+  const bool transposed = category == Category::osc_recv;
+  cells_[static_cast<int>(category)].push_back({transposed ? peer : recorder, transposed ? recorder : peer, traffic});
+  ranks_ = std::max({ranks_, recorder + 1, peer + 1});
+  sorted_ = false;
+}
+
+void TrafficMatrix::cover_ranks(int32_t ranks) { ranks_ = std::max(ranks_, ranks); }
+
+void TrafficMatrix::finish() const {
+  if (sorted_) return;
+  for (int c = 0; c < kCategoryCount; ++c) sort_and_merge(cells_[c], category_name(static_cast<Category>(c)));
+  sorted_ = true;
+}
+
+const std::vector<Cell>& TrafficMatrix::cells(Category category) const {
+  finish();
+  return cells_[static_cast<int>(category)];
+}
+
+bool TrafficMatrix::has(const Selection& selection) const {
+  for (int c = 0; c < kCategoryCount; ++c)
+    if (selection.includes(static_cast<Category>(c)) && has(static_cast<Category>(c))) return true;
+  return false;
+}
+
+std::vector<Cell> TrafficMatrix::cells(const Selection& selection) const {
+  std::vector<Cell> out;
+  int included = 0;
+  for (int c = 0; c < kCategoryCount; ++c) {
+    if (!selection.includes(static_cast<Category>(c))) continue;
+    const std::vector<Cell>& part = cells(static_cast<Category>(c));
+    out.insert(out.end(), part.begin(), part.end());
+    ++included;
+  }
+  if (included > 1) sort_and_merge(out, nullptr);
   return out;
+}
+
+Traffic TrafficMatrix::at(Category category, int32_t from, int32_t to) const {
+  const std::vector<Cell>& c = cells(category);
+  const Cell key{from, to, {}};
+  auto it = std::lower_bound(c.begin(), c.end(), key, before);
+  return it != c.end() && same_pair(*it, key) ? it->traffic : Traffic{};
+}
+
+size_t TrafficMatrix::non_zeros() const {
+  size_t n = 0;
+  for (int c = 0; c < kCategoryCount; ++c) n += cells(static_cast<Category>(c)).size();
+  return n;
 }
 
 }  // namespace mpimon::tools

@@ -1,16 +1,20 @@
-// Who sent how much to whom, per category, read from dump files.
+// Who sent how much to whom, per category: the sparse matrix every command reads, and the
+// selections (one category, or a named sum of categories) the commands show.
+//
+// Orientation: every matrix is oriented by data flow. A cell (from, to) holds the data that
+// left process `from` and reached process `to`. The layers record at the process that made
+// the call, so for every category but one the recorder is `from`; for one-sided gets
+// (osc_recv, `R` lines) the caller is where the data arrived, so those records are
+// transposed: target -> origin. docs/formats.md, "Reading the matrices".
 #pragma once
 
-#include <algorithm>
+#include <array>
 #include <cstdint>
-#include <map>
 #include <string>
-#include <tuple>
+#include <string_view>
 #include <vector>
 
 #include "engine.h"
-#include "job_format.h"
-#include "prof_format.h"
 
 namespace mpimon::tools {
 
@@ -19,61 +23,82 @@ struct Traffic {
   uint64_t bytes = 0;
 };
 
-class TrafficMatrix {
- public:
-  void add(Category category, int32_t source, int32_t destination, Traffic traffic);
-  // Adds every E/I/S/R/C line of a parsed .prof file.
-  void add_prof(const ProfFile& file);
-  // Adds every record of a job file (and takes its world size).
-  void add_job(const JobFile& file);
-  // The job has at least `ranks` processes (a job file's world size).
-  void cover_ranks(int32_t ranks) { ranks_ = std::max(ranks_, ranks); }
+// Every count the tools keep stays below 2^60 (1 EiB), once the inputs are summed, so that
+// adding up the categories of a selection and both directions of a pair never overflows
+// 64 bits (8 terms x 2^60 = 2^63). Larger counts are reported as input errors.
+inline constexpr uint64_t kCountLimit = uint64_t{1} << 60;
 
-  Traffic at(Category category, int32_t source, int32_t destination) const;
-  int32_t ranks() const { return ranks_; }  // highest rank seen + 1
-  bool has(Category category) const;
-  const std::map<std::tuple<Category, int32_t, int32_t>, Traffic>& entries() const { return entries_; }
+// Sums over any number of cells (each below kCountLimit) never wrap around in 128 bits.
+using Total = unsigned __int128;
+std::string total_text(Total total);  // in decimal
+
+// One non-zero cell: data went from `from` to `to`.
+struct Cell {
+  int32_t from = 0;
+  int32_t to = 0;
+  Traffic traffic;
+};
+
+// What a matrix shows: one category or a named sum of categories. The sums are defined in
+// one place, Selection::of:
+//   all  = external + internal + osc_sent + osc_recv: every byte that moved, once. `coll`
+//          is left out because it is the collectives' logical pattern, whose real messages
+//          are already in `internal` (or `external` at enable level 1): adding it would count
+//          collectives twice.
+//   osc  = osc_sent + osc_recv (profile2mat's `osc`).
+class Selection {
+ public:
+  Selection() : Selection(Category::external) {}
+  explicit Selection(Category category);
+  // external, internal, coll, osc_sent, osc_recv, osc or all; throws std::invalid_argument.
+  static Selection of(std::string_view name);
+  static Selection all() { return of("all"); }
+  // The names of() accepts (--category).
+  static std::vector<std::string> names();
+
+  bool includes(Category category) const { return (mask_ >> static_cast<int>(category)) & 1u; }
+  const std::string& name() const { return name_; }
+  // What it shows, for titles: "point-to-point, application (E)", ...
+  std::string title() const;
 
  private:
-  std::map<std::tuple<Category, int32_t, int32_t>, Traffic> entries_;  // O(non-zeros)
+  Selection(unsigned mask, std::string name) : mask_(mask), name_(std::move(name)) {}
+  unsigned mask_;
+  std::string name_;
+};
+
+class TrafficMatrix {
+ public:
+  // Adds one record as a dump holds it: `recorder` is the process that wrote it, `peer`
+  // the other side (osc_recv records are transposed here). Records of the same category
+  // and pair are summed (phases, concatenated .prof files); counts must be below
+  // kCountLimit. The sums are formed by finish().
+  void add(Category category, int32_t recorder, int32_t peer, Traffic traffic);
+  // The job has at least `ranks` processes (a job file's world size, a .prof file's rank).
+  void cover_ranks(int32_t ranks);
+  // Sorts the cells and sums duplicates; throws FormatError when a sum reaches
+  // kCountLimit. The accessors below call it when needed.
+  void finish() const;
+
+  int32_t ranks() const { return ranks_; }  // highest rank seen + 1, or the world size
+  bool has(Category category) const { return !cells(category).empty(); }
+  bool has(const Selection& selection) const;
+  // One category's cells, sorted by (from, to).
+  const std::vector<Cell>& cells(Category category) const;
+  // A selection's cells, sorted by (from, to), categories summed.
+  std::vector<Cell> cells(const Selection& selection) const;
+  Traffic at(Category category, int32_t from, int32_t to) const;
+  size_t non_zeros() const;
+
+ private:
+  mutable std::array<std::vector<Cell>, kCategoryCount> cells_;  // O(non-zeros), 24 bytes each
+  mutable bool sorted_ = true;
   int32_t ranks_ = 0;
 };
 
-// Expands arguments to dump files: a file is taken as is, a folder gives its *.prof
-// files, anything else is a prefix P giving P.<rank>.prof. Sorted by rank. Throws
-// FormatError when nothing matches.
-std::vector<std::string> expand_dump_arguments(const std::vector<std::string>& arguments);
-// A job file is recognised by its first line (anything else is read as .prof).
-bool is_job_file(const std::string& path);
-// Reads job files and .prof files into one matrix.
-TrafficMatrix read_dump_files(const std::vector<std::string>& paths);
+// The highest rank an MPI job can have: sizes are `int`.
+inline constexpr int32_t kMaxRank = 2147483646;
 
 enum class Metric { messages, bytes, average };  // average: bytes / messages
-
-// Which records a matrix shows: one category, or all of them summed (as Open MPI's
-// profile2mat.pl does for "all").
-struct Selection {
-  bool all = false;
-  Category category = Category::external;
-  std::string name() const { return all ? "all" : category_name(category); }
-};
-
-// The value of one cell; `symmetric` averages both directions, (a->b + b->a) / 2, for
-// messages and bytes, and divides those for the average (Open MPI's profile2mat.pl).
-double cell_value(const TrafficMatrix& matrix, Selection selection, Metric metric, int32_t source,
-                  int32_t destination, bool symmetric);
-
-// A dense text table (rows: sender, columns: receiver); "." for zero.
-std::string format_text_matrix(const TrafficMatrix& matrix, Category category, Metric metric);
-
-enum class FileFormat { csv, mat, matrix_market };
-// A whole matrix in a file format:
-//   csv            header "sender,<0>,<1>,...", one row per sender
-//   mat            Open MPI's profile2mat.pl text: "%.0f " per cell, one line per sender
-//   matrix_market  coordinate format, 1-based, only non-zero cells (O(non-zeros))
-std::string format_matrix(const TrafficMatrix& matrix, Selection selection, Metric metric, FileFormat format,
-                          bool symmetric);
-const char* metric_name(Metric metric);
-const char* file_extension(FileFormat format);
 
 }  // namespace mpimon::tools

@@ -1,28 +1,24 @@
 #include "options.h"
 
+#include <iostream>
+
 namespace mpimon::tools {
-
-std::vector<std::string> category_choices() {
-  std::vector<std::string> names;
-  for (int c = 0; c < kCategoryCount; ++c) names.push_back(category_name(static_cast<Category>(c)));
-  names.push_back("all");
-  return names;
-}
-
-Selection selection_of(const std::string& name) {
-  Selection s;
-  s.all = name == "all";
-  for (int c = 0; c < kCategoryCount; ++c)
-    if (name == category_name(static_cast<Category>(c))) s.category = static_cast<Category>(c);
-  return s;
-}
 
 Metric metric_of(const std::string& name) {
   return name == "bytes" ? Metric::bytes : name == "average" ? Metric::average : Metric::messages;
 }
 
 FileFormat file_format_of(const std::string& name) {
-  return name == "csv" ? FileFormat::csv : name == "mat" ? FileFormat::mat : FileFormat::matrix_market;
+  return name == "csv"      ? FileFormat::csv
+         : name == "sparse" ? FileFormat::sparse_csv
+         : name == "mat"    ? FileFormat::mat
+                            : FileFormat::matrix_market;
+}
+
+Dumps read_inputs(const std::vector<std::string>& arguments, Annotations annotations) {
+  Dumps dumps = read_dumps(expand_dump_arguments(arguments), annotations);
+  if (const std::string note = dumps.foreign_lines_note(); !note.empty()) std::cerr << "mpimon: " << note << '\n';
+  return dumps;
 }
 
 }  // namespace mpimon::tools

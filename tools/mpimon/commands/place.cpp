@@ -25,16 +25,13 @@ struct PlaceOptions {
 
 int run_place(const PlaceOptions& o) {
   namespace pl = mpimon::placement;
-  const TrafficMatrix matrix = read_dump_files(expand_dump_arguments(o.inputs));
+  const Dumps dumps = read_inputs(o.inputs);
+  const TrafficMatrix& matrix = dumps.matrix;
   const pl::MachineTree machine = pl::load_topology(o.topology);
   const int n = matrix.ranks();
   pl::Affinity affinity(n);
-  const Selection selection = selection_of(o.category);
-  for (const auto& [key, traffic] : matrix.entries()) {
-    const auto& [category, source, destination] = key;
-    if (selection.all || category == selection.category)
-      affinity.add(source, destination, static_cast<double>(traffic.bytes));
-  }
+  const Selection selection = Selection::of(o.category);
+  for (const Cell& c : matrix.cells(selection)) affinity.add(c.from, c.to, static_cast<double>(c.traffic.bytes));
   pl::Options options;
   options.oversubscription = o.oversubscription;
   if (n > 256)
@@ -101,8 +98,8 @@ Subcommand add_place_command(CLI::App& mpimon) {
   place->add_option("--topology", o->topology,
                     "machine (this one, via hwloc), an hwloc XML file, or a synthetic description like 'pack:2 core:4 "
                     "pu:1'");
-  place->add_option("--category", o->category, "traffic to place by: external, internal, coll, osc_sent, osc_recv or all")
-      ->check(CLI::IsMember(category_choices()));
+  place->add_option("--category", o->category, "traffic to place by: external, internal, coll, osc_sent, osc_recv, osc or all (E + I + S + R)")
+      ->check(CLI::IsMember(Selection::names()));
   place->add_option("--oversubscribe", o->oversubscription, "processes per core")->check(CLI::PositiveNumber);
   place->add_option("--rankfile", o->rankfile, "write an Open MPI rankfile for the placement");
   place->add_option("--keys", o->keys, "write rank reordering keys (for MPI_Comm_split)");

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "atomic_file.h"
+#include "options.h"
 #include "report.h"
 #include "subcommand.h"
-#include "traffic_matrix.h"
 
 namespace mpimon::tools {
 
@@ -16,11 +16,12 @@ Subcommand add_report_command(CLI::App& mpimon) {
   };
   auto o = std::make_shared<ReportOptions>();
   CLI::App* report = mpimon.add_subcommand("report", "one self-contained HTML page about a job (viewable offline)");
-  report->add_option("dumps", o->inputs, "a job file, .prof files, folders holding them, or a dump prefix")->required();
+  report->add_option("dumps", o->inputs, "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
+      ->required();
   report->add_option("-o,--output", o->output, "the HTML file to write");
   return {report, [o] {
-            if (std::string error = write_file_atomically(o->output, format_html_report(expand_dump_arguments(o->inputs)));
-                !error.empty()) {
+            const Dumps dumps = read_inputs(o->inputs, Annotations::read);
+            if (std::string error = write_file_atomically(o->output, format_html_report(dumps)); !error.empty()) {
               std::cerr << "mpimon report: " << error << '\n';
               return 1;
             }

@@ -5,6 +5,7 @@
 #include "atomic_file.h"
 #include "heatmap.h"
 #include "options.h"
+#include "size_histograms.h"
 #include "subcommand.h"
 
 namespace mpimon::tools {
@@ -20,16 +21,14 @@ struct ShowOptions {
 };
 
 int run_show(const ShowOptions& o) {
-  const std::vector<std::string> files = expand_dump_arguments(o.inputs);
-  const TrafficMatrix matrix = read_dump_files(files);
-  const Selection selection = selection_of(o.category);
+  const Dumps dumps = read_inputs(o.inputs);
+  const Selection selection = Selection::of(o.category);
   if (o.histograms_of >= 0) {
-    std::cout << format_size_histograms(files, o.histograms_of, selection);
+    std::cout << format_size_histograms(size_histograms(dumps.files, o.histograms_of, selection));
     return 0;
   }
-  const Grid grid = bin_matrix(matrix, selection, metric_of(o.metric));
-  const std::string title =
-      selection.name() + " traffic, " + o.metric + " (" + std::to_string(matrix.ranks()) + " ranks)";
+  const Grid grid = bin_matrix(dumps.matrix, selection, metric_of(o.metric));
+  const std::string title = selection.title() + ", " + o.metric + " (" + std::to_string(dumps.matrix.ranks()) + " ranks)";
   std::cout << format_terminal_heatmap(grid, title);
   if (!o.svg.empty()) {
     if (std::string error = write_file_atomically(o.svg, format_svg_heatmap(grid, title)); !error.empty()) {
@@ -47,14 +46,16 @@ Subcommand add_show_command(CLI::App& mpimon) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* show = mpimon.add_subcommand(
       "show", "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image");
-  show->add_option("dumps", o->inputs, "a job file, .prof files, folders holding them, or a dump prefix")->required();
-  show->add_option("--category", o->category, "external, internal, coll, osc_sent, osc_recv or all (summed)")
-      ->check(CLI::IsMember(category_choices()));
+  show->add_option("dumps", o->inputs, "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
+      ->required();
+  show->add_option("--category", o->category,
+                   "external, internal, coll, osc_sent, osc_recv, osc (S + R) or all (E + I + S + R, the default)")
+      ->check(CLI::IsMember(Selection::names()));
   show->add_option("--metric", o->metric, "messages, bytes or average")
       ->check(CLI::IsMember({"messages", "bytes", "average"}));
   show->add_option("--svg", o->svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
   show->add_option("--histograms", o->histograms_of, "instead: the message-size histograms of this sender rank, per peer")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, kMaxRank));
   return {show, [o] { return run_show(*o); }};
 }
 

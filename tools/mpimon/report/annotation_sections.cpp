@@ -1,38 +1,80 @@
-// Report sections drawn from the job file's annotations (COLL and OSC layers).
+// Report sections drawn from the job file's annotations and the .prof files' communicator
+// and synchronisation lines (COLL and OSC layers).
+#include <algorithm>
+#include <cstdio>
+
 #include "heatmap.h"
 #include "sections.h"
 
 namespace mpimon::tools {
 
-std::string collective_classes_section(const ReportInput& input) {
-  std::string rows;
-  for (const JobAnnotation& a : input.annotations) {
-    if (a.keyword != "collectives" || a.fields.size() != 8) continue;
-    rows += "<tr><td>" + escape_markup(a.fields[0]) + "</td><td style=\"text-align:left\">" +
-            escape_markup(unescape_name(a.fields[1])) + "</td>";
-    for (int i = 2; i < 8; ++i) rows += "<td>" + escape_markup(a.fields[i]) + "</td>";
-    rows += "</tr>\n";
+namespace {
+
+std::string cell(const std::string& text) { return "<td>" + text + "</td>"; }
+std::string name_cell(const std::string& text) { return "<td class=\"name\">" + escape_markup(text) + "</td>"; }
+
+// The rows to show: all of them when they fit, else the `kMaxTableRows` that come first by
+// `busier`; then in reading order (`before`).
+template <typename Row, typename Busier, typename Before>
+std::vector<const Row*> bounded_rows(const std::vector<Row>& rows, Busier busier, Before before) {
+  std::vector<const Row*> shown;
+  for (const Row& r : rows) shown.push_back(&r);
+  if (shown.size() > kMaxTableRows) {
+    std::partial_sort(shown.begin(), shown.begin() + kMaxTableRows, shown.end(),
+                      [&](const Row* a, const Row* b) { return busier(*a, *b); });
+    shown.resize(kMaxTableRows);
   }
+  std::sort(shown.begin(), shown.end(), [&](const Row* a, const Row* b) { return before(*a, *b); });
+  return shown;
+}
+
+std::string more_rows_note(size_t total, const char* order) {
+  if (total <= kMaxTableRows) return {};
+  return "<p class=\"note\">" + std::to_string(total - kMaxTableRows) + " more rows not shown (the " +
+         std::to_string(kMaxTableRows) + " " + order + " are).</p>\n";
+}
+
+}  // namespace
+
+std::string collective_classes_section(const ReportInput& input) {
   std::string out = "<h2>Collectives per communicator</h2>\n";
-  return out + (rows.empty() ? "<p>No collective classes recorded (needs a job file from a run with the COLL layer).</p>\n"
-                             : "<table><tr><th>rank</th><th>communicator</th><th>one-to-all calls</th><th>bytes</th>"
-                               "<th>all-to-one calls</th><th>bytes</th><th>all-to-all calls</th><th>bytes</th></tr>\n" +
-                                   rows + "</table>\n");
+  if (input.collectives.empty())
+    return out + "<p>No collective classes recorded (needs the COLL layer: a job file, or .prof files with D "
+                 "lines).</p>\n";
+  auto bytes = [](const CollectiveRow& r) {
+    return Total{r.classes[0].bytes} + r.classes[1].bytes + r.classes[2].bytes;
+  };
+  const auto rows = bounded_rows(
+      input.collectives, [&](const CollectiveRow& a, const CollectiveRow& b) { return bytes(a) > bytes(b); },
+      [](const CollectiveRow& a, const CollectiveRow& b) {
+        return std::tie(a.communicator, a.rank) < std::tie(b.communicator, b.rank);
+      });
+  out += "<table><tr><th>rank</th><th>communicator</th><th>one-to-all calls</th><th>bytes</th>"
+         "<th>all-to-one calls</th><th>bytes</th><th>all-to-all calls</th><th>bytes</th></tr>\n";
+  for (const CollectiveRow* r : rows) {
+    out += "<tr>" + cell(std::to_string(r->rank)) + name_cell(r->communicator);
+    for (const Traffic& t : r->classes) out += cell(std::to_string(t.messages)) + cell(std::to_string(t.bytes));
+    out += "</tr>\n";
+  }
+  return out + "</table>\n" + more_rows_note(input.collectives.size(), "with the most bytes");
 }
 
 std::string rma_synchronisation_section(const ReportInput& input) {
-  std::string rows;
-  for (const JobAnnotation& a : input.annotations) {
-    if (a.keyword != "window_sync" || a.fields.size() != 5) continue;
-    rows += "<tr><td>" + escape_markup(a.fields[0]) + "</td><td style=\"text-align:left\">" +
-            escape_markup(unescape_name(a.fields[1])) + "</td><td style=\"text-align:left\">" +
-            escape_markup(a.fields[2]) + "</td><td>" + escape_markup(a.fields[3]) + "</td><td>" +
-            escape_markup(a.fields[4]) + "</td></tr>\n";
-  }
   std::string out = "<h2>RMA synchronisation</h2>\n";
-  return out + (rows.empty() ? "<p>No one-sided synchronisation recorded.</p>\n"
-                             : "<table><tr><th>rank</th><th>window</th><th>kind</th><th>calls</th><th>seconds</th></tr>\n" +
-                                   rows + "</table>\n");
+  if (input.window_syncs.empty()) return out + "<p>No one-sided synchronisation recorded.</p>\n";
+  const auto rows = bounded_rows(
+      input.window_syncs, [](const WindowSyncRow& a, const WindowSyncRow& b) { return a.seconds > b.seconds; },
+      [](const WindowSyncRow& a, const WindowSyncRow& b) {
+        return std::tie(a.window, a.rank, a.kind) < std::tie(b.window, b.rank, b.kind);
+      });
+  out += "<table><tr><th>rank</th><th>window</th><th>kind</th><th>calls</th><th>seconds</th></tr>\n";
+  for (const WindowSyncRow* r : rows) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.9f", r->seconds);
+    out += "<tr>" + cell(std::to_string(r->rank)) + name_cell(r->window) + name_cell(r->kind) +
+           cell(std::to_string(r->calls)) + cell(seconds) + "</tr>\n";
+  }
+  return out + "</table>\n" + more_rows_note(input.window_syncs.size(), "with the most time");
 }
 
 }  // namespace mpimon::tools

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include "dumps.h"
 
 namespace mpimon::tools {
 
-std::string format_html_report(const std::vector<std::string>& dump_files);
+// `dumps` as read_dumps(..., Annotations::read) returns them; `load` reads the files again
+// (the message sizes section).
+std::string format_html_report(Dumps dumps, const DumpLoader& load = load_dump_file);
 
 }  // namespace mpimon::tools

@@ -2,23 +2,25 @@
 // (ReportInput) to an HTML fragment (an <h2> heading and its content, or "" to leave the
 // section out); report.cpp lists them in page order. A new kind of data gets a section
 // file of its own here and one line in that list.
+//
+// Sections stay bounded whatever the job size: heatmaps are binned, tables show their
+// first or busiest rows (kMaxTableRows) and say how many more there are.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "job_format.h"
-#include "traffic_matrix.h"
+#include "dumps.h"
 
 namespace mpimon::tools {
 
-struct ReportInput {
-  std::vector<std::string> files;         // the dump files, expanded
-  TrafficMatrix matrix;                   // every record of every file
-  bool have_header = false;               // a job file was among them
-  JobHeader header;                       // of the last job file
-  std::vector<JobAnnotation> annotations; // of every job file
+// What was read (Dumps: files, matrix, have_header, header, annotations of every job file,
+// collectives and window_syncs of every input), and how to read the files again.
+struct ReportInput : Dumps {
+  DumpLoader load = load_dump_file;
 };
+
+inline constexpr size_t kMaxTableRows = 64;
 
 using ReportSection = std::string (*)(const ReportInput&);
 

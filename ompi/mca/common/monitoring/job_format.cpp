@@ -188,6 +188,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       continue;
     }
     JobRecord r;
+    r.line = line_no;
     r.source = c.number<int32_t>(c.word("a source rank"), "a source rank");
     r.destination = c.number<int32_t>(c.word("a destination rank"), "a destination rank");
     if (r.source < 0 || r.source >= file.header.world_size || r.destination < 0 ||
@@ -209,6 +210,9 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       const int bucket = c.number<int>(item.substr(0, colon), "a histogram bucket");
       if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
       const uint64_t count = c.number<uint64_t>(item.substr(colon + 1), "a histogram count");
+      if (count > r.counters.messages - total)  // also keeps the sum from wrapping around
+        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) +
+               ", found more");
       r.counters.histogram[bucket] += count;
       total += count;
     }

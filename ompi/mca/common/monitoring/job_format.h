@@ -44,6 +44,7 @@ struct JobRecord {
   int32_t destination = 0;
   Category category = Category::external;
   Counters counters;
+  size_t line = 0;  // 1-based line number in the file
 };
 
 struct JobAnnotation {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -120,30 +121,123 @@ class LineParser {
 
 }  // namespace
 
-ProfFile parse_prof(std::string_view text, std::string_view source) {
+namespace {
+
+// Rank fields: MPI sizes are `int`, so the highest rank is INT_MAX - 1.
+int32_t rank_field(LineParser& p, const char* what) {
+  const int32_t rank = p.number<int32_t>(p.field(what), what);
+  if (rank < 0 || rank > 2147483646) p.fail(std::string(what) + " in [0, 2147483646], found " + std::to_string(rank));
+  return rank;
+}
+
+// "[<job>,<rank>]<stdout>:" or "<stderr>:" of mpirun --tag-output, removed.
+std::string_view without_tag(std::string_view line) {
+  if (line.empty() || line[0] != '[') return line;
+  const size_t close = line.find(']');
+  if (close == std::string_view::npos) return line;
+  for (size_t i = 1; i < close; ++i)
+    if (!(line[i] >= '0' && line[i] <= '9') && line[i] != ',') return line;
+  std::string_view rest = line.substr(close + 1);
+  for (std::string_view stream : {"<stdout>:", "<stderr>:"})
+    if (rest.substr(0, stream.size()) == stream) return rest.substr(stream.size());
+  return line;
+}
+
+bool is_record_kind(std::string_view kind) {
+  return kind.size() == 1 && std::string_view("EISRC").find(kind[0]) != std::string_view::npos;
+}
+int class_index(std::string_view kind) {
+  return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1;
+}
+
+// "# SYNC\t<me>\t<window>\t<kind>\t<n> calls\t<seconds> s"
+ProfSync parse_sync(LineParser& p, size_t line_no) {
+  ProfSync s;
+  s.line = line_no;
+  p.field("'# SYNC'");
+  s.me = rank_field(p, "the rank");
+  s.window = p.field("a window name");
+  s.kind = p.field("a synchronisation kind");
+  s.calls = p.number_with_suffix("calls", "a call count");
+  const std::string_view seconds = p.field("seconds ('<number> s')");
+  if (seconds.size() < 3 || seconds.substr(seconds.size() - 2) != " s") p.fail("seconds ('<number> s')");
+  const std::string_view number = seconds.substr(0, seconds.size() - 2);
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), s.seconds);
+  if (ec != std::errc{} || end != number.data() + number.size() || !(s.seconds >= 0) || s.seconds > 1e300)
+    p.fail("a number of seconds >= 0, found '" + std::string(number) + "'");
+  if (!p.at_end()) p.fail("end of line after the seconds");
+  return s;
+}
+
+}  // namespace
+
+ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
   ProfFile file;
   size_t line_no = 0;
+  ProfCommunicator* block = nullptr;  // the D block the class lines fill
+  bool block_classes[3] = {};
   while (!text.empty()) {
     const size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line[0] == '#') continue;
-
-    LineParser p(line, source, line_no);
-    std::string_view kind = p.field("a line kind");
-    if (kind == "D" || kind == "O2A" || kind == "A2O" || kind == "A2A") {
-      file.communicator_lines.emplace_back(line);
+    if (input == ProfInput::capture) line = without_tag(line);
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES") file.has_monitoring_output = true;
+      if (line.substr(0, 7) == "# SYNC\t") {
+        LineParser p(line, source, line_no);
+        file.syncs.push_back(parse_sync(p, line_no));
+      }
       continue;
     }
-    if (kind.size() != 1 || std::string_view("EISRC").find(kind[0]) == std::string_view::npos)
-      p.fail("a line kind (E, I, S, R, C, D, O2A, A2O, A2A or '#'), found '" + std::string(kind) + "'");
+    const std::string_view kind = line.substr(0, line.find('\t'));
+    const bool known = is_record_kind(kind) || kind == "D" || class_index(kind) >= 0;
+    if (input == ProfInput::capture && (!known || kind.size() == line.size())) {
+      if (file.foreign_lines++ == 0) file.first_foreign_line = line_no;
+      continue;
+    }
+    LineParser p(line, source, line_no);
+    p.field("a line kind");
+    if (!known) p.fail("a line kind (E, I, S, R, C, D, O2A, A2O, A2A or '#'), found '" + std::string(kind) + "'");
+    file.has_monitoring_output = true;
+    if (kind == "D") {
+      ProfCommunicator c;
+      c.line = line_no;
+      c.name = p.field("a communicator name");
+      const std::string_view procs = p.field("'procs: <world ranks>'");
+      if (procs.substr(0, 7) != "procs: ") p.fail("'procs: <world ranks>', found '" + std::string(procs) + "'");
+      for (std::string_view list = procs.substr(7); !list.empty();) {
+        const size_t comma = list.find(',');
+        const int32_t member = p.number<int32_t>(list.substr(0, comma), "a world rank");
+        if (member < 0 || member > 2147483646) p.fail("world ranks in [0, 2147483646]");
+        ++c.members;
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+      }
+      if (!p.at_end()) p.fail("end of line after the members");
+      file.communicators.push_back(std::move(c));
+      block = &file.communicators.back();
+      std::fill(std::begin(block_classes), std::end(block_classes), false);
+      continue;
+    }
+    if (const int k = class_index(kind); k >= 0) {
+      if (block == nullptr) p.fail("a D line before " + std::string(kind));
+      const int32_t me = rank_field(p, "the rank");
+      if (block_classes[k]) p.fail("one " + std::string(kind) + " line per D line");
+      if (block->me >= 0 && block->me != me) p.fail("rank " + std::to_string(block->me) + " as on the lines before");
+      block->me = me;
+      block->bytes[k] = p.number_with_suffix("bytes", "a byte count");
+      block->calls[k] = p.number_with_suffix("msgs sent", "a call count");
+      if (!p.at_end()) p.fail("end of line after the call count");
+      block_classes[k] = true;
+      continue;
+    }
     ProfLine l;
     l.kind = kind[0];
-    l.me = p.number<int32_t>(p.field("the sender's rank"), "the sender's rank");
-    l.peer = p.number<int32_t>(p.field("the peer's rank"), "the peer's rank");
-    if (l.me < 0 || l.peer < 0) p.fail("non-negative ranks");
+    l.line = line_no;
+    l.me = rank_field(p, "the sender's rank");
+    l.peer = rank_field(p, "the peer's rank");
     l.bytes = p.number_with_suffix("bytes", "a byte count");
     l.messages = p.number_with_suffix("msgs sent", "a message count");
     if (!p.at_end()) {
