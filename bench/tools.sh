@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The user-side tools at scale: `mpimon place` for 1024 processes over a 4-level synthetic
-# tree, and `mpimon matrix` on a job file of one million non-zero records: wall time and
-# peak memory (GNU time), one table. Target: under 2 s each here. Reports only.
+# The user-side tools at scale: wall time and peak memory (GNU time) per command, one table.
+# Reports only.
+#   - mpimon matrix / show / report on a job file of 100 000 ranks (a 3-D torus: 6 peers per
+#     rank, application and internal records: 1.2 million records, one `collectives`
+#     annotation per rank), and matrix on one million records of 10 000 ranks x 100 peers;
+#   - mpimon place for 1024 processes over a 4-level synthetic tree.
 #
 #   bench/tools.sh [BUILD_DIR]
 set -euo pipefail
@@ -13,8 +16,72 @@ mpimon=$builddir/bin/mpimon
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Job files written here: a 3-D periodic stencil of 1024 = 16 x 8 x 8 processes (6 peers
-# each), and 10 000 processes x 100 peers = one million records.
+measure() {  # label command...
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %M" "$@" >"$work/out.txt" 2>"$work/err.txt" || die "$label failed: $(tail -3 "$work/err.txt")"
+  read -r seconds kib <<<"$(tail -1 "$work/err.txt")"
+  printf '| %s | %s | %.0f |\n' "$label" "$seconds" "$(awk -v k="$kib" 'BEGIN{print k/1024}')"
+}
+
+header='# mpimon job file (one record per non-zero source, destination, category)
+format mpimon-job 1
+world_size %d
+enable_level 2
+open_mpi 4.1.4
+start 2026-01-01T00:00:00Z
+end 2026-01-01T00:00:01Z
+records
+'
+
+# ---------------------------------------------------------------------------------------
+# matrix, show, report (readers)
+
+n=100000
+{
+  printf "$header" "$n"
+  awk -v n="$n" 'BEGIN {
+    split("1 -1 100 -100 10000 -10000", step, " ")
+    for (r = 0; r < n; ++r) {
+      for (k = 1; k <= 6; ++k) {
+        peer = (r + step[k] + n) % n
+        printf "%d %d external 10 40960 13:10\n", r, peer
+        printf "%d %d internal 2 128 7:2\n", r, peer
+      }
+    }
+    for (r = 0; r < n; ++r) printf "collectives %d MPI_COMM_WORLD 0 0 1 8 3 %d\n", r, 24 * (n - 1)
+  }'
+} >"$work/torus-100k.txt"
+m=10000
+{
+  printf "$header" "$m"
+  awk -v n="$m" 'BEGIN { for (s = 0; s < n; ++s) for (k = 0; k < 100; ++k) printf "%d %d external 5 5120 11:5\n", s, (s * 7 + k * 13 + 1) % n }'
+} >"$work/million.txt"
+size_mb=$(awk -v b="$(stat -c %s "$work/torus-100k.txt")" 'BEGIN{printf "%.0f", b/1048576}')
+
+echo "Readers: a job file of 100 000 ranks, 1.2 million records (${size_mb} MB); then 10 000 ranks x 100 peers"
+echo
+echo "| command | wall time (s) | peak memory (MiB) |"
+echo "|---|---:|---:|"
+cd "$work"
+measure "matrix --format mtx (MatrixMarket, all)" "$mpimon" matrix torus-100k.txt --format mtx --metric bytes
+measure "matrix --format sparse --category internal (CSV of non-zeros)" "$mpimon" matrix torus-100k.txt --format sparse --category internal
+measure "matrix --format mtx --symmetric" "$mpimon" matrix torus-100k.txt --format mtx --symmetric
+measure "matrix --format mtx --output m (every selection x 3 metrics)" "$mpimon" matrix torus-100k.txt --format mtx --output m
+measure "show (binned terminal heatmap) --svg" "$mpimon" show torus-100k.txt --svg heatmap.svg
+measure "show --histograms 0" "$mpimon" show torus-100k.txt --histograms 0
+measure "report" "$mpimon" report torus-100k.txt -o report.html
+report_kb=$(( $(stat -c %s report.html) / 1024 ))
+measure "matrix --format mtx, 1 000 000 records of 10 000 ranks" "$mpimon" matrix million.txt --format mtx --category external
+dense=$("$mpimon" matrix torus-100k.txt 2>&1 || true)
+echo
+echo "The report is ${report_kb} KiB. Dense formats refuse: ${dense}"
+cd - >/dev/null
+
+# ---------------------------------------------------------------------------------------
+# place
+
+# A 3-D periodic stencil of 1024 = 16 x 8 x 8 processes (6 peers each).
 python3 - "$work" <<'PY'
 import sys
 work = sys.argv[1]
@@ -29,28 +96,11 @@ with open(f"{work}/stencil.txt", "w") as f:
         for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
             peer = ((x + dx) % X) * Y * Z + ((y + dy) % Y) * Z + (z + dz) % Z
             f.write(f"{r} {peer} external 10 40960 13:10\n")
-n = 10000
-with open(f"{work}/million.txt", "w") as f:
-    f.write(header.format(n))
-    for s in range(n):
-        for k in range(100):
-            f.write(f"{s} {(s * 7 + k * 13 + 1) % n} external 5 5120 11:5\n")
 PY
-
-measure() {  # label command...
-  local out
-  out=$({ /usr/bin/time -f "%e %M" "$@" >"$work/out.txt" 2>"$work/err.txt"; } 2>&1 | tail -1) ||
-    die "$1 failed: $(tail -3 "$work/err.txt")"
-  read -r seconds kib <<<"$(tail -1 "$work/err.txt")"
-  printf '| %s | %s | %.0f |\n' "$label" "$seconds" "$(awk -v k="$kib" 'BEGIN{print k/1024}')"
-}
-
+echo
 echo "| command | wall time (s) | peak memory (MiB) |"
 echo "|---|---:|---:|"
-label="place: 1024 processes, synthetic 'pack:4 numa:4 l3:8 core:8 pu:1' (4 levels)"
-measure "$mpimon" place "$work/stencil.txt" --topology "pack:4 numa:4 l3:8 core:8 pu:1"
-placement_table=$(cat "$work/out.txt")
-label="matrix: 1 000 000 records -> MatrixMarket"
-measure "$mpimon" matrix "$work/million.txt" --format mtx --category external
+measure "place: 1024 processes, synthetic 'pack:4 numa:4 l3:8 core:8 pu:1' (4 levels)" \
+  "$mpimon" place "$work/stencil.txt" --topology "pack:4 numa:4 l3:8 core:8 pu:1"
 echo
-echo "$placement_table"
+cat "$work/out.txt"

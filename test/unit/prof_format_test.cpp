@@ -302,6 +302,21 @@ TEST(ProfParse, CaptureSkipsAndCountsForeignLines) {
   EXPECT_TRUE(starts_with(parse_error("Hello from rank 0\n"), "rank3.prof:1: expected a line kind"));
 }
 
+TEST(ProfParse, TaggedCaptureKeepsEachRanksCommunicatorBlocks) {
+  // mpirun --tag-output interleaves the ranks' lines; the tags say whose they are.
+  const std::string text =
+      "[1,0]<stdout>:D\tMPI_COMM_WORLD\tprocs: 0,1\n"
+      "[1,1]<stdout>:D\tMPI_COMM_WORLD\tprocs: 0,1\n"
+      "[1,0]<stdout>:O2A\t0\t8 bytes\t1 msgs sent\n"
+      "[1,1]<stdout>:O2A\t1\t16 bytes\t2 msgs sent\n";
+  const ProfFile file = parse_prof(text, "out.txt", ProfInput::capture);
+  ASSERT_EQ(file.communicators.size(), 2u);
+  EXPECT_EQ(file.communicators[0].me, 0);
+  EXPECT_EQ(file.communicators[0].bytes[0], 8u);
+  EXPECT_EQ(file.communicators[1].me, 1);
+  EXPECT_EQ(file.communicators[1].calls[0], 2u);
+}
+
 TEST(ProfParse, CaptureStillRejectsMalformedMonitoringLines) {
   try {
     parse_prof("E\t0\t1\tmany bytes\t1 msgs sent\n", "out.txt", ProfInput::capture);

@@ -380,8 +380,8 @@ Dumps read_dumps(const std::vector<std::string>& files, Annotations annotations,
 
 std::string Dumps::foreign_lines_note() const {
   if (foreign_lines == 0) return {};
-  return "skipped " + std::to_string(foreign_lines) + (foreign_lines == 1 ? " line" : " lines") +
-         " that are not monitoring output (mpirun's or the application's) in " + std::to_string(foreign_files) +
+  return "skipped " + std::to_string(foreign_lines) + (foreign_lines == 1 ? " line that is" : " lines that are") +
+         " not monitoring output (mpirun's or the application's) in " + std::to_string(foreign_files) +
          (foreign_files == 1 ? " file" : " files") + ", the first at " + first_foreign;
 }
 

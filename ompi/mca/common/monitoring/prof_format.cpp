@@ -6,6 +6,7 @@
 #include <fstream>
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 namespace mpimon {
@@ -130,17 +131,18 @@ int32_t rank_field(LineParser& p, const char* what) {
   return rank;
 }
 
-// "[<job>,<rank>]<stdout>:" or "<stderr>:" of mpirun --tag-output, removed.
-std::string_view without_tag(std::string_view line) {
-  if (line.empty() || line[0] != '[') return line;
+// Splits off the "[<job>,<rank>]<stdout>:" (or "<stderr>:") of mpirun --tag-output: the
+// tag "[<job>,<rank>]" (empty when there is none) and the rest of the line.
+std::pair<std::string_view, std::string_view> split_tag(std::string_view line) {
+  if (line.empty() || line[0] != '[') return {{}, line};
   const size_t close = line.find(']');
-  if (close == std::string_view::npos) return line;
+  if (close == std::string_view::npos) return {{}, line};
   for (size_t i = 1; i < close; ++i)
-    if (!(line[i] >= '0' && line[i] <= '9') && line[i] != ',') return line;
+    if (!(line[i] >= '0' && line[i] <= '9') && line[i] != ',') return {{}, line};
   std::string_view rest = line.substr(close + 1);
   for (std::string_view stream : {"<stdout>:", "<stderr>:"})
-    if (rest.substr(0, stream.size()) == stream) return rest.substr(stream.size());
-  return line;
+    if (rest.substr(0, stream.size()) == stream) return {line.substr(0, close + 1), rest.substr(stream.size())};
+  return {{}, line};
 }
 
 bool is_record_kind(std::string_view kind) {
@@ -174,15 +176,21 @@ ProfSync parse_sync(LineParser& p, size_t line_no) {
 ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
   ProfFile file;
   size_t line_no = 0;
-  ProfCommunicator* block = nullptr;  // the D block the class lines fill
-  bool block_classes[3] = {};
+  // The D block the class lines fill, per source: a tagged capture interleaves the ranks'
+  // lines, and the tag tells whose they are.
+  struct Block {
+    size_t index = 0;
+    bool classes[3] = {};
+  };
+  std::map<std::string_view, Block> blocks;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (input == ProfInput::capture) line = without_tag(line);
+    std::string_view tag;
+    if (input == ProfInput::capture) std::tie(tag, line) = split_tag(line);
     if (line.empty()) continue;
     if (line[0] == '#') {
       if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES") file.has_monitoring_output = true;
@@ -217,20 +225,21 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
       }
       if (!p.at_end()) p.fail("end of line after the members");
       file.communicators.push_back(std::move(c));
-      block = &file.communicators.back();
-      std::fill(std::begin(block_classes), std::end(block_classes), false);
+      blocks[tag] = Block{file.communicators.size() - 1};
       continue;
     }
     if (const int k = class_index(kind); k >= 0) {
-      if (block == nullptr) p.fail("a D line before " + std::string(kind));
+      const auto found = blocks.find(tag);
+      if (found == blocks.end()) p.fail("a D line before " + std::string(kind));
+      ProfCommunicator& block = file.communicators[found->second.index];
       const int32_t me = rank_field(p, "the rank");
-      if (block_classes[k]) p.fail("one " + std::string(kind) + " line per D line");
-      if (block->me >= 0 && block->me != me) p.fail("rank " + std::to_string(block->me) + " as on the lines before");
-      block->me = me;
-      block->bytes[k] = p.number_with_suffix("bytes", "a byte count");
-      block->calls[k] = p.number_with_suffix("msgs sent", "a call count");
+      if (found->second.classes[k]) p.fail("one " + std::string(kind) + " line per D line");
+      if (block.me >= 0 && block.me != me) p.fail("rank " + std::to_string(block.me) + " as on the lines before");
+      block.me = me;
+      block.bytes[k] = p.number_with_suffix("bytes", "a byte count");
+      block.calls[k] = p.number_with_suffix("msgs sent", "a call count");
       if (!p.at_end()) p.fail("end of line after the call count");
-      block_classes[k] = true;
+      found->second.classes[k] = true;
       continue;
     }
     ProfLine l;

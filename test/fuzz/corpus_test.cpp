@@ -1,0 +1,54 @@
+// Every input of the fuzz corpus (test/fuzz/corpus/*/) through every command: read, or
+// refused as an input error ("<file>:<line>: expected ..."); never a crash, never another
+// exception. The corpus holds real dumps (ours and Open MPI's, captures, job files) and
+// every crash the fuzzer or the issue reports found, as regression inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "every_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> corpus(const std::string& folder) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(MPIMON_FUZZ_CORPUS) / folder))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string contents(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void replay(const std::string& folder, int expect_read) {
+  const auto files = corpus(folder);
+  ASSERT_FALSE(files.empty()) << folder;
+  int read = 0;
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    bool accepted = false;
+    EXPECT_NO_THROW({ accepted = mpimon::tools::run_every_command(contents(file)); });
+    read += accepted;
+  }
+  if (expect_read >= 0) {
+    EXPECT_EQ(read, expect_read) << "inputs read (the rest refused) in " << folder;
+  }
+}
+
+}  // namespace
+
+TEST(FuzzCorpus, RealDumpsAreRead) {
+  const size_t n = corpus("dumps").size();
+  replay("dumps", static_cast<int>(n));
+}
+
+TEST(FuzzCorpus, RegressionInputsAreReadOrRefusedNeverACrash) { replay("regressions", -1); }
