@@ -213,12 +213,17 @@ uint64_t count_field(const JobAnnotation& a, size_t i, const std::string& file, 
   return value;
 }
 
-int32_t rank_field(const JobAnnotation& a, size_t i, const std::string& file, int world_size) {
+// An annotation's rank field, checked against the world size once the header is known.
+struct PendingRank {
+  int64_t rank;
+  size_t line;
+};
+
+int64_t rank_field(const JobAnnotation& a, size_t i, const std::string& file) {
   const std::string& f = a.fields[i];
   int32_t rank = -1;
   auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), rank);
-  if (ec != std::errc{} || end != f.data() + f.size() || rank < 0 || rank >= world_size)
-    fail_at(file, a.line, "a rank in [0, " + std::to_string(world_size) + "), found '" + f + "'");
+  if (ec != std::errc{} || end != f.data() + f.size() || rank < 0) fail_at(file, a.line, "a rank, found '" + f + "'");
   return rank;
 }
 
@@ -230,8 +235,10 @@ double seconds_field(const std::string& f, const std::string& file, size_t line)
   return value;
 }
 
-// The annotations the tools read; other keywords are ignored (docs/formats.md).
-void read_annotation(Dumps& dumps, const JobAnnotation& a, const std::string& file, int world_size, bool keep) {
+// The annotations the tools read (collectives, window_sync) become rows; other keywords
+// are kept as written for the report's sections (docs/formats.md: readers ignore what they
+// do not know). Returns the annotation's rank, or -1 for other keywords.
+int64_t read_annotation(Dumps& dumps, JobAnnotation&& a, const std::string& file, bool keep) {
   auto expect_fields = [&](size_t n) {
     if (a.fields.size() != n)
       fail_at(file, a.line, std::to_string(n) + " fields after '" + a.keyword + "', found " +
@@ -240,66 +247,75 @@ void read_annotation(Dumps& dumps, const JobAnnotation& a, const std::string& fi
   if (a.keyword == "collectives") {
     expect_fields(8);
     CollectiveRow row;
-    row.rank = rank_field(a, 0, file, world_size);
+    const int64_t rank = rank_field(a, 0, file);
+    row.rank = static_cast<int32_t>(rank);
     row.communicator = unescape_name(a.fields[1]);
+    bool any = false;
     for (int c = 0; c < 3; ++c) {
       row.classes[c].messages = count_field(a, 2 + 2 * c, file, "a call count");
       row.classes[c].bytes = count_field(a, 3 + 2 * c, file, "a byte count");
+      any = any || row.classes[c].messages > 0;
     }
-    if (keep) dumps.collectives.push_back(std::move(row));
-  } else if (a.keyword == "window_sync") {
+    if (keep && any) dumps.collectives.push_back(std::move(row));
+    return rank;
+  }
+  if (a.keyword == "window_sync") {
     expect_fields(5);
     WindowSyncRow row;
-    row.rank = rank_field(a, 0, file, world_size);
+    const int64_t rank = rank_field(a, 0, file);
+    row.rank = static_cast<int32_t>(rank);
     row.window = unescape_name(a.fields[1]);
     if (!is_sync_kind(a.fields[2])) fail_at(file, a.line, "a synchronisation kind, found '" + a.fields[2] + "'");
     row.kind = a.fields[2];
     row.calls = count_field(a, 3, file, "a call count");
     row.seconds = seconds_field(a.fields[4], file, a.line);
     if (keep) dumps.window_syncs.push_back(std::move(row));
+    return rank;
   }
+  if (keep) dumps.annotations.push_back(std::move(a));
+  return -1;
 }
 
-// A job file must not hold two records of one (source, destination, category).
-struct SeenRecord {
-  int32_t source, destination;
-  Category category;
-  size_t line;
-};
-
-void check_unique(std::vector<SeenRecord>& seen, const std::string& file) {
-  std::sort(seen.begin(), seen.end(), [](const SeenRecord& a, const SeenRecord& b) {
-    return std::tie(a.category, a.source, a.destination, a.line) <
-           std::tie(b.category, b.source, b.destination, b.line);
+// The lines of the job file's records of one (source, destination, category): for the
+// error about a repeated record (a second pass, on that error only).
+std::vector<size_t> lines_of(std::string_view text, const std::string& file, Category category, int32_t source,
+                             int32_t destination) {
+  std::vector<size_t> lines;
+  for_each_job_record(text, file, [&](const JobRecord& r) {
+    if (r.category == category && r.source == source && r.destination == destination) lines.push_back(r.line);
   });
-  for (size_t i = 1; i < seen.size(); ++i) {
-    const SeenRecord &a = seen[i - 1], &b = seen[i];
-    if (a.category == b.category && a.source == b.source && a.destination == b.destination)
-      fail_at(file, b.line, "one record per source, destination and category, found a second " +
-                                std::string(category_name(b.category)) + " record " + std::to_string(b.source) +
-                                " -> " + std::to_string(b.destination) + " (the first at line " +
-                                std::to_string(a.line) + ")");
-  }
+  return lines;
 }
 
 void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool keep_annotations) {
-  std::vector<SeenRecord> seen;
-  std::vector<JobAnnotation> annotations;
+  const TrafficMatrix::Mark mark = dumps.matrix.mark();
+  std::vector<PendingRank> ranks;  // of the annotations, checked once the world size is known
   const JobHeader header = for_each_job_record(
       text, file,
       [&](const JobRecord& r) {
-        if (!check_counts(file, r.line, r.counters.messages, r.counters.bytes)) return;
-        seen.push_back({r.source, r.destination, r.category, r.line});
-        dumps.matrix.add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
+        if (check_counts(file, r.line, r.counters.messages, r.counters.bytes))
+          dumps.matrix.add(r.category, r.source, r.destination, {r.counters.messages, r.counters.bytes});
       },
-      [&](JobAnnotation&& a) { annotations.push_back(std::move(a)); });
-  // After the records: the world size is known (the header comes first in the text, but
-  // the callbacks may run before the header is returned).
-  for (const JobAnnotation& a : annotations) read_annotation(dumps, a, file, header.world_size, keep_annotations);
-  if (keep_annotations)
-    dumps.annotations.insert(dumps.annotations.end(), std::make_move_iterator(annotations.begin()),
-                             std::make_move_iterator(annotations.end()));
-  check_unique(seen, file);
+      [&](JobAnnotation&& a) {
+        const size_t line = a.line;
+        if (const int64_t rank = read_annotation(dumps, std::move(a), file, keep_annotations); rank >= 0)
+          ranks.push_back({rank, line});
+      });
+  for (const PendingRank& r : ranks)
+    if (r.rank >= header.world_size)
+      fail_at(file, r.line,
+              "a rank in [0, " + std::to_string(header.world_size) + "), found '" + std::to_string(r.rank) + "'");
+  // One record per (source, destination, category): each rank writes its own.
+  if (const auto repeated = dumps.matrix.repeated_since(mark)) {
+    const auto& [category, cell] = *repeated;
+    const bool transposed = category == Category::osc_recv;  // cells are oriented by data flow
+    const int32_t source = transposed ? cell.to : cell.from, destination = transposed ? cell.from : cell.to;
+    const std::vector<size_t> lines = lines_of(text, file, category, source, destination);
+    fail_at(file, lines.size() > 1 ? lines[1] : 0,
+            "one record per source, destination and category, found a second " + std::string(category_name(category)) +
+                " record " + std::to_string(source) + " -> " + std::to_string(destination) + " (the first at line " +
+                std::to_string(lines.empty() ? 0 : lines[0]) + ")");
+  }
   dumps.matrix.cover_ranks(header.world_size);
   dumps.header = header;
   dumps.have_header = true;

@@ -58,7 +58,7 @@ struct Dumps {
   bool have_header = false;  // a job file was among the inputs
   JobHeader header;          // of the last job file
   // Read with Annotations::read only:
-  std::vector<JobAnnotation> annotations;  // every job file's, as written (any keyword)
+  std::vector<JobAnnotation> annotations;  // job files' other annotations, as written
   std::vector<CollectiveRow> collectives;  // job files and .prof files
   std::vector<WindowSyncRow> window_syncs;
   size_t foreign_lines = 0;   // lines of .prof inputs that are not monitoring output

@@ -177,14 +177,18 @@ std::string format_svg_heatmap(const Grid& g, const std::string& title) {
        escape_markup(g.to_axis) + "</text>\n";
   s += "<text x=\"15\" y=\"" + n(top + side / 2) + "\" transform=\"rotate(-90 15 " + n(top + side / 2) +
        ")\" text-anchor=\"middle\">" + escape_markup(g.from_axis) + "</text>\n";
+  // Empty cells are the grid's background; each other cell has its colour and a tooltip.
+  s += "<rect x=\"" + n(left) + "\" y=\"" + n(top) + "\" width=\"" + n(side) + "\" height=\"" + n(side) +
+       "\" fill=\"#f4f4f4\"/>\n";
   for (int32_t r = 0; r < g.bins; ++r) {
     for (int32_t c = 0; c < g.bins; ++c) {
       const double v = g.at(r, c);
+      if (v <= 0) continue;
       const int x = left + c * cell, y = top + r * cell;
       s += "<rect x=\"" + n(x) + "\" y=\"" + n(y) + "\" width=\"" + n(cell) + "\" height=\"" + n(cell) + "\" fill=\"" +
-           (v > 0 ? colour(scale.position(v)) : std::string("#f4f4f4")) + "\"><title>" + escape_markup(g.label(r)) +
-           " -> " + escape_markup(g.label(c)) + ": " + full_number(v) + "</title></rect>\n";
-      if (numbers && v > 0)
+           colour(scale.position(v)) + "\"><title>" + escape_markup(g.label(r)) + " -> " + escape_markup(g.label(c)) +
+           ": " + full_number(v) + "</title></rect>\n";
+      if (numbers)
         s += "<text x=\"" + n(x + cell / 2) + "\" y=\"" + n(y + cell / 2 + 4) + "\" text-anchor=\"middle\" font-size=\"" +
              n(std::min(12, cell / 3)) + "\" fill=\"" + (scale.position(v) > 0.6 ? "black" : "white") +
              "\" pointer-events=\"none\">" + short_number(v) + "</text>\n";

@@ -105,6 +105,24 @@ void TrafficMatrix::finish() const {
   sorted_ = true;
 }
 
+TrafficMatrix::Mark TrafficMatrix::mark() const {
+  finish();  // what came before is sorted and merged: the mark stays valid until the next add
+  Mark m;
+  for (int c = 0; c < kCategoryCount; ++c) m[c] = cells_[c].size();
+  return m;
+}
+
+std::optional<std::pair<Category, Cell>> TrafficMatrix::repeated_since(const Mark& mark) {
+  for (int c = 0; c < kCategoryCount; ++c) {
+    std::vector<Cell>& v = cells_[c];
+    if (mark[c] > v.size()) continue;
+    std::sort(v.begin() + static_cast<ptrdiff_t>(mark[c]), v.end(), before);
+    for (size_t i = mark[c] + 1; i < v.size(); ++i)
+      if (same_pair(v[i - 1], v[i])) return std::pair{static_cast<Category>(c), v[i]};
+  }
+  return std::nullopt;
+}
+
 const std::vector<Cell>& TrafficMatrix::cells(Category category) const {
   finish();
   return cells_[static_cast<int>(category)];
@@ -143,3 +161,4 @@ size_t TrafficMatrix::non_zeros() const {
 }
 
 }  // namespace mpimon::tools
+static_assert(sizeof(mpimon::tools::Cell) == 24, "cells stay compact: 24 bytes per non-zero");

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,12 @@ class TrafficMatrix {
   // Sorts the cells and sums duplicates; throws FormatError when a sum reaches
   // kCountLimit. The accessors below call it when needed.
   void finish() const;
+
+  // For a reader that must not find a pair twice in one input (a job file): where the cells
+  // added so far end, and a (category, cell) added at least twice since then, if any.
+  using Mark = std::array<size_t, kCategoryCount>;
+  Mark mark() const;
+  std::optional<std::pair<Category, Cell>> repeated_since(const Mark& mark);
 
   int32_t ranks() const { return ranks_; }  // highest rank seen + 1, or the world size
   bool has(Category category) const { return !cells(category).empty(); }

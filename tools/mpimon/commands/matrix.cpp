@@ -58,16 +58,15 @@ int run_matrix(const MatrixOptions& o) {
   } else {
     shown.push_back(Selection::of(o.category));
   }
-  bool printed = false;
+  std::string out;  // whole, so that a refusal (too many ranks) comes before any table
   for (const Selection& s : shown) {
     if (!matrix.has(s)) continue;
-    std::cout << "# " << s.title() << ", " << o.metric << (o.symmetric ? " (symmetric average)" : "")
-              << " (row: sender, column: receiver)\n"
-              << format_text_matrix(matrix, s, metric, o.symmetric) << '\n';
-    printed = true;
+    out += "# " + s.title() + ", " + o.metric + (o.symmetric ? " (symmetric average)" : "") +
+           " (row: sender, column: receiver)\n" + format_text_matrix(matrix, s, metric, o.symmetric) + '\n';
   }
-  if (!printed)
-    std::cout << "no traffic recorded" << (o.category.empty() ? "" : " in category '" + o.category + "'") << '\n';
+  if (out.empty())
+    out = "no traffic recorded" + (o.category.empty() ? "" : " in category '" + o.category + "'") + '\n';
+  std::cout << out;
   return 0;
 }
 

@@ -14,8 +14,9 @@
 
 namespace mpimon::tools {
 
-// What was read (Dumps: files, matrix, have_header, header, annotations of every job file,
-// collectives and window_syncs of every input), and how to read the files again.
+// What was read (Dumps: files, matrix, have_header, header, the job files' annotations that
+// the readers do not turn into collectives and window_syncs rows), and how to read the
+// files again.
 struct ReportInput : Dumps {
   DumpLoader load = load_dump_file;
 };
