@@ -15,6 +15,7 @@ packages=(
   valgrind time python3                # benchmarks (instruction counts, peak memory)
   lammps lammps-examples               # a real application in the tests
   chromium                             # renders the HTML report in a test (headless)
+  clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
 )
 missing=()
 for p in "${packages[@]}"; do
