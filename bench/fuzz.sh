@@ -25,10 +25,10 @@ echo
 echo "| run | seconds | executions | coverage | corpus | peak RSS (MiB) |"
 echo "|---|---:|---:|---|---:|---:|"
 printf '| mpimon_fuzz_dumps | %s | %s | %s | %s | %s |\n' "$seconds" \
-  "$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$work/log.txt" | awk '{print $2}')" \
+  "$(grep -oE 'stat::number_of_executed_units:[[:space:]]+[0-9]+' "$work/log.txt" | awk '{print $2}')" \
   "$(echo "$cov" | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')" \
   "$(echo "$cov" | grep -oE 'corp: [0-9]+/[0-9]+[a-zA-Z]*' || echo '?')" \
-  "$(grep -oE 'stat::peak_rss_mb: [0-9]+' "$work/log.txt" | awk '{print $2}')"
+  "$(grep -oE 'stat::peak_rss_mb:[[:space:]]+[0-9]+' "$work/log.txt" | awk '{print $2}')"
 if [[ ${MPIMON_FUZZ_MERGE:-0} == 1 ]]; then
   mkdir -p "$corpus/found"
   "$fuzzer" -merge=1 "$corpus/found" "$work/new" >/dev/null 2>&1 || true

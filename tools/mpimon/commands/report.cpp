@@ -20,8 +20,9 @@ Subcommand add_report_command(CLI::App& mpimon) {
       ->required();
   report->add_option("-o,--output", o->output, "the HTML file to write");
   return {report, [o] {
-            const Dumps dumps = read_inputs(o->inputs, Annotations::read);
-            if (std::string error = write_file_atomically(o->output, format_html_report(dumps)); !error.empty()) {
+            Dumps dumps = read_inputs(o->inputs, Annotations::read);
+            if (std::string error = write_file_atomically(o->output, format_html_report(std::move(dumps)));
+                !error.empty()) {
               std::cerr << "mpimon report: " << error << '\n';
               return 1;
             }
