@@ -61,8 +61,11 @@ int run_matrix(const MatrixOptions& o) {
   std::string out;  // whole, so that a refusal (too many ranks) comes before any table
   for (const Selection& s : shown) {
     if (!matrix.has(s)) continue;
+    const bool gets = s.name() == category_name(Category::osc_recv);  // data from the target to the origin
     out += "# " + s.title() + ", " + o.metric + (o.symmetric ? " (symmetric average)" : "") +
-           " (row: sender, column: receiver)\n" + format_text_matrix(matrix, s, metric, o.symmetric) + '\n';
+           (gets ? " (row: the target read from, column: the origin that read)\n"
+                 : " (row: sender, column: receiver)\n") +
+           format_text_matrix(matrix, s, metric, o.symmetric) + '\n';
   }
   if (out.empty())
     out = "no traffic recorded" + (o.category.empty() ? "" : " in category '" + o.category + "'") + '\n';
