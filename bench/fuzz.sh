@@ -2,19 +2,19 @@
 # A longer fuzzing run of the tools' readers than ctest's (Fuzz.DumpsBoundedRun, 25 s):
 # the libFuzzer target mpimon_fuzz_dumps (every command on any bytes, under AddressSanitizer
 # and UndefinedBehaviorSanitizer, memory limited) over the repository's corpus
-# (test/fuzz/corpus). Prints executions, coverage and peak memory; exits 1 when it finds a
+# (test/fuzz/corpus/dumps). Prints executions, coverage and peak memory; exits 1 when it finds a
 # crash, a leak, a time-out or an input that needs too much memory, and names the input.
 #
 #   bench/fuzz.sh [BUILD_DIR]          MPIMON_FUZZ_SECONDS (default 600) per run
 #   MPIMON_FUZZ_MERGE=1 bench/fuzz.sh  also merge the new inputs that add coverage into
-#                                      test/fuzz/corpus/found/ (to commit)
+#                                      test/fuzz/corpus/dumps/found/ (to commit)
 set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 fuzzer=$builddir/fuzz/mpimon_fuzz_dumps
 [[ -x $fuzzer ]] || die "$fuzzer is missing: install clang and libclang-rt-14-dev (scripts/setup.sh) and build"
 seconds=${MPIMON_FUZZ_SECONDS:-600}
-corpus=$here/../test/fuzz/corpus
+corpus=$here/../test/fuzz/corpus/dumps
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 note "fuzzing for ${seconds} s (inputs up to 8 KiB, 256 MiB per allocation, 1 GiB in all)"

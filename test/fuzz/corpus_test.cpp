@@ -1,4 +1,4 @@
-// Every input of the fuzz corpus (test/fuzz/corpus/*/) through every command: read, or
+// Every input of the fuzz corpus (test/fuzz/corpus/dumps/*/) through every command: read, or
 // refused as an input error ("<file>:<line>: expected ..."); never a crash, never another
 // exception. The corpus holds real dumps (ours and Open MPI's, captures, job files) and
 // every crash the fuzzer or the issue reports found, as regression inputs.
@@ -47,8 +47,8 @@ void replay(const std::string& folder, int expect_read) {
 }  // namespace
 
 TEST(FuzzCorpus, RealDumpsAreRead) {
-  const size_t n = corpus("dumps").size();
-  replay("dumps", static_cast<int>(n));
+  const size_t n = corpus("real").size();
+  replay("real", static_cast<int>(n));
 }
 
 TEST(FuzzCorpus, RegressionInputsAreReadOrRefusedNeverACrash) { replay("regressions", -1); }
