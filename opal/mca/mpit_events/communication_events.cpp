@@ -1,5 +1,5 @@
 // Registers the communication event catalogue (communication_events.h) with the
-// events library: three ORDERED sources, nine event types.
+// events library: three ORDERED sources, ten event types.
 #include "communication_events.h"
 
 #include <cstddef>
@@ -104,6 +104,21 @@ void register_all() {
        n_sync, sizeof(mpimon_osc_sync_event), sync_info);
   type(MPIMON_EVENT_OSC_SYNC_END, "a window synchronisation call returned", MPI_T_BIND_MPI_WIN, osc, sync_elements,
        n_sync, sizeof(mpimon_osc_sync_event), sync_info);
+
+  static const std::string wait_patterns = names(MPIMON_OSC_WAIT_PATTERNS(MPIMON_NAME_ITEM));
+  static const char* const wait_info[] = {"mpimon_enum_pattern", wait_patterns.c_str(), nullptr};
+  static const mpimon_event_element wait_elements[] = {
+      {"win_id", MPI_INT, offsetof(mpimon_osc_wait_event, win_id)},
+      {"pattern", MPI_INT, offsetof(mpimon_osc_wait_event, pattern)},
+      {"waiter", MPI_INT, offsetof(mpimon_osc_wait_event, waiter)},
+      {"culprit", MPI_INT, offsetof(mpimon_osc_wait_event, culprit)},
+      {"seconds", MPI_DOUBLE, offsetof(mpimon_osc_wait_event, seconds)},
+  };
+  type(MPIMON_EVENT_OSC_WAIT_STATE,
+       "a one-sided wait state was detected (osc_monitoring_wait_states 1): this process waited `seconds` for "
+       "`culprit` in the pattern `pattern`",
+       MPI_T_BIND_MPI_WIN, osc, wait_elements, sizeof wait_elements / sizeof wait_elements[0],
+       sizeof(mpimon_osc_wait_event), wait_info);
 }
 
 }  // namespace

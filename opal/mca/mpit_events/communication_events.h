@@ -82,6 +82,22 @@ typedef struct mpimon_osc_sync_event {
   int32_t result; /* end only: the call's MPI return code (0 at begin) */
 } mpimon_osc_sync_event;
 
+/* One-sided wait states (source "mpimon_osc"), bound to the window; raised when
+ * osc_monitoring_wait_states is 1 and a wait state is detected, at the end of the
+ * synchronisation call that closed the epoch. Patterns in the order of the
+ * osc_monitoring_wait_time performance variable. */
+#define MPIMON_EVENT_OSC_WAIT_STATE "mpimon_osc_wait_state"
+#define MPIMON_OSC_WAIT_PATTERNS(X)                                                          \
+  X(late_post) X(early_transfer) X(early_wait) X(late_complete) X(wait_at_fence)              \
+  X(early_fence) X(lock_competition)
+typedef struct mpimon_osc_wait_event {
+  int32_t win_id;  /* the window's index (MPI_Win_c2f) */
+  int32_t pattern; /* in MPIMON_OSC_WAIT_PATTERNS order; names in "mpimon_enum_pattern" */
+  int32_t waiter;  /* MPI_COMM_WORLD rank of the process that waited (this one) */
+  int32_t culprit; /* MPI_COMM_WORLD rank of the process it waited for */
+  double seconds;  /* how long */
+} mpimon_osc_wait_event;
+
 /* Register the sources and event types above (idempotent). The library calls it when it
  * is loaded, before any component can; the components look the indices up by name. */
 void mpimon_register_communication_events(void);

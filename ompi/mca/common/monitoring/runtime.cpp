@@ -53,6 +53,20 @@ void Runtime::set_recording(bool on) {
   for (RecordingSwitch s : layers_) s(on);
 }
 
+void Runtime::add_private_communicator(uint32_t context_id) {
+  if (context_id >= kPrivateCommunicatorLimit) return;
+  private_communicators_[context_id / 64].fetch_or(uint64_t{1} << (context_id % 64), std::memory_order_release);
+  if (!private_filter_on_ && private_filter_switch_ != nullptr) {
+    private_filter_on_ = true;
+    private_filter_switch_();
+  }
+}
+
+void Runtime::remove_private_communicator(uint32_t context_id) {
+  if (context_id >= kPrivateCommunicatorLimit) return;
+  private_communicators_[context_id / 64].fetch_and(~(uint64_t{1} << (context_id % 64)), std::memory_order_release);
+}
+
 namespace {
 
 void on_mpi_init_bottom(int, char**, int, int*) { Runtime::instance().init_bottom(); }

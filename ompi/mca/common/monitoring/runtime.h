@@ -4,6 +4,8 @@
 // Lives in libmpimon_monitoring.so (one copy per process whichever components load it).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,17 @@ class Runtime {
   LayerDump layer_dumps() const;
   void set_recording(bool on);
 
+  // Communicators our own code creates while the job runs (the OSC wait states' private
+  // communicator and the ones behind their shadow windows), by context id: sends on them
+  // are never recorded. The PML layer switches to send wrappers that test this set the
+  // first time one is added (until then, and in jobs that never add one, nothing changes).
+  void add_private_communicator(uint32_t context_id);
+  void remove_private_communicator(uint32_t context_id);
+  static constexpr uint32_t kPrivateCommunicatorLimit = 1u << 16;  // context ids beyond are never private
+  const std::atomic<uint64_t>* private_communicators() const { return private_communicators_; }
+  using PrivateFilterSwitch = void (*)();
+  void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
+
   // Called once by the PML adapter after it interposed: remembers our world rank and
   // hooks the start of MPI_Finalize. Returns false (and says why in `error`) when the
   // hook cannot be installed.
@@ -74,6 +87,10 @@ class Runtime {
   int world_rank_ = -1;
   long long start_time_ = 0;
   void* private_comm_ = nullptr;  // ompi_communicator_t*
+  std::atomic<uint64_t> private_communicators_[kPrivateCommunicatorLimit / 64] = {};
+  PrivateFilterSwitch private_filter_switch_ = nullptr;
+  bool private_filter_on_ = false;
+
   void write_job_file(const Snapshot& records, const std::string& annotations);
 };
 

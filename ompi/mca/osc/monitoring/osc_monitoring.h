@@ -16,12 +16,16 @@ namespace mpimon::osc {
 
 // Prepares the wrappers (once, when the layer becomes active at MPI_Init). Without
 // `time_sync`, synchronisation calls are not wrapped at all (osc_monitoring_sync_timing 0).
-void start_layer(bool threaded, bool time_sync);
+// `wait_states` (osc_monitoring_wait_states 1, single-threaded processes) implies
+// `time_sync` and gives each window a wait-state tracker (wait_states/).
+void start_layer(bool threaded, bool time_sync, bool wait_states);
 
 // Puts our wrappers into the module a component has just created for `win`
 // (win->w_osc_module), in place: the module keeps its address. Slots the component left
-// NULL stay NULL. Returns false (window left unmonitored) if out of memory.
-bool wrap_window(ompi_win_t* win);
+// NULL stay NULL. Returns false (window left unmonitored) if out of memory. With wait
+// states, also sets up the window's tracker: collective over `comm` (the communicator
+// the window is created on).
+bool wrap_window(ompi_win_t* win, ompi_communicator_t* comm);
 
 // The window_sync registry id of a live monitored window; 0 if `win` is not one.
 uint64_t sync_id_of(const ompi_win_t* win);

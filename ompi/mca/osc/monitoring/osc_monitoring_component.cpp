@@ -13,6 +13,9 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -22,8 +25,11 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "mca_values.h"
 #include "pvars.h"
 #include "runtime.h"
+#include "wait_states/shadow_setup.h"
+#include "wait_states/window_tracker.h"
 #include "window_sync.h"
 
 namespace {
@@ -67,9 +73,15 @@ bool active = false;  // decided in init: monitoring on and the PML layer starte
 std::mutex bound_mutex;
 std::map<const void*, uint64_t> bound_windows;
 
-enum class SyncMetric { seconds, calls };
+// Synchronisation times and calls (SyncKind order), wait-state times and occurrences
+// (wait_states::Pattern order).
+enum class SyncMetric { seconds, calls, wait_seconds, wait_counts };
 
-int notify_sync_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
+SyncMetric metric_of(const mca_base_pvar_t* pvar) {
+  return static_cast<SyncMetric>(reinterpret_cast<uintptr_t>(pvar->ctx));
+}
+
+int notify_sync_variable(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
   if (event != MCA_BASE_PVAR_HANDLE_BIND) return OMPI_SUCCESS;
   const uint64_t id = mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(obj));
   if (id == 0) return OMPI_ERR_BAD_PARAM;  // not a monitored live window
@@ -78,7 +90,9 @@ int notify_sync_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* ob
     return mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(entry.first)) != entry.second;
   });
   bound_windows[obj] = id;
-  *count = mpimon::kSyncKindCount;
+  const SyncMetric metric = metric_of(pvar);
+  *count = metric == SyncMetric::wait_seconds || metric == SyncMetric::wait_counts ? mpimon::wait_states::kPatternCount
+                                                                                   : mpimon::kSyncKindCount;
   return OMPI_SUCCESS;
 }
 
@@ -89,10 +103,25 @@ int read_sync_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
     const auto bound = bound_windows.find(obj);
     if (id == 0 || bound == bound_windows.end() || bound->second != id) return OMPI_ERR_NOT_FOUND;
   }
+  const SyncMetric metric = metric_of(pvar);
+  if (metric == SyncMetric::wait_seconds || metric == SyncMetric::wait_counts) {
+    constexpr int n = mpimon::wait_states::kPatternCount;
+    double seconds[n] = {};
+    uint64_t counts[n] = {};
+    // A window without wait states (osc_monitoring_wait_states 0) reads zeros.
+    mpimon::osc::wait_states::registry().read(id, seconds, counts);
+    if (metric == SyncMetric::wait_seconds) {
+      std::memcpy(value, seconds, sizeof seconds);
+    } else {
+      auto* out = static_cast<unsigned long long*>(value);
+      for (int p = 0; p < n; ++p) out[p] = counts[p];
+    }
+    return OMPI_SUCCESS;
+  }
   uint64_t calls[mpimon::kSyncKindCount];
   double seconds[mpimon::kSyncKindCount];
   if (!mpimon::window_sync().read(id, calls, seconds)) return OMPI_ERR_NOT_FOUND;
-  if (static_cast<SyncMetric>(reinterpret_cast<uintptr_t>(pvar->ctx)) == SyncMetric::seconds) {
+  if (metric == SyncMetric::seconds) {
     std::memcpy(value, seconds, sizeof seconds);
   } else {
     auto* out = static_cast<unsigned long long*>(value);
@@ -118,9 +147,29 @@ void register_sync_variables() {
       OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
       MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
       reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::calls)));
+  mca_base_pvar_register(
+      "ompi", "osc", "monitoring", "wait_time",
+      "Seconds this process waited on the bound window in each RMA wait-state pattern, 7 values in this order: "
+      "late_post, early_transfer, early_wait, late_complete, wait_at_fence, early_fence, lock_competition; every "
+      "epoch it closed is counted by the end of its next synchronisation call on the window "
+      "(osc_monitoring_wait_states 1; zeros otherwise) (mpimon)",
+      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_TIMER, MCA_BASE_VAR_TYPE_DOUBLE, nullptr, MPI_T_BIND_MPI_WIN, flags,
+      read_sync_variable, nullptr, notify_sync_variable,
+      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::wait_seconds)));
+  mca_base_pvar_register(
+      "ompi", "osc", "monitoring", "wait_count",
+      "Occurrences of each RMA wait-state pattern on the bound window, in the order of osc_monitoring_wait_time "
+      "(mpimon)",
+      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
+      MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
+      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::wait_counts)));
 }
 
 bool sync_timing = false;  // osc_monitoring_sync_timing
+char* wait_states_text = nullptr;     // osc_monitoring_wait_states
+char* testing_clock_text = nullptr;   // osc_monitoring_wait_states_testing_clock_offset
+bool wait_states = false;
+mpimon::wait_states::TestingClockShift testing_clock_shift;
 
 int component_register() {
   // Off by default: timing costs two clock reads per synchronisation call, which would
@@ -133,6 +182,41 @@ int component_register() {
       "window_sync lines of the job file); 0 (default) do not time them (traffic is still counted)",
       MCA_BASE_VAR_TYPE_BOOL, nullptr, 0, static_cast<mca_base_var_flag_t>(0), OPAL_INFO_LVL_4,
       MCA_BASE_VAR_SCOPE_READONLY, &sync_timing);
+  static char default_zero[] = "0";
+  wait_states_text = default_zero;
+  testing_clock_text = nullptr;
+  const auto no_flags = static_cast<mca_base_var_flag_t>(0);
+  mca_base_component_var_register(
+      &mca_osc_monitoring_component.osc_version, "wait_states",
+      "Detect RMA wait states while the job runs (mpimon): 1 late post, early transfer, early wait, late complete, "
+      "wait at fence, early fence and lock competition per window, with who made whom wait "
+      "(osc_monitoring_wait_time / _wait_count performance variables, mpimon_osc_wait_state events, '# WAIT' lines, "
+      "wait_state lines of the job file); implies osc_monitoring_sync_timing 1; 0 (default) off",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &wait_states_text);
+  mca_base_component_var_register(
+      &mca_osc_monitoring_component.osc_version, "wait_states_testing_clock_offset",
+      "TESTING ONLY (mpimon): shift the clock of some processes as if their host's clock were off, to check that "
+      "wait states correct clock offsets: <seconds>:<world ranks, comma-separated> (those ranks also form a clock "
+      "domain of their own) or <seconds>:host=<host name>; empty (default): no shift",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+      &testing_clock_text);
+  std::string warning;
+  const int level = mpimon::checked_level("osc_monitoring_wait_states", wait_states_text, 0, 0, "0 or 1", warning);
+  if (warning.empty() && level > 1)
+    warning = std::string("mpimon: invalid value '") + wait_states_text +
+              "' for MCA parameter osc_monitoring_wait_states (valid: 0 or 1); using 0";
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
+  wait_states = warning.empty() && level == 1;
+  if (testing_clock_text != nullptr && *testing_clock_text != '\0') {
+    std::string error;
+    if (auto shift = mpimon::wait_states::parse_testing_clock_shift(testing_clock_text, error)) {
+      testing_clock_shift = *shift;
+    } else {
+      mpimon::warn_once_per_job(std::string("mpimon: invalid value '") + testing_clock_text +
+                                "' for MCA parameter osc_monitoring_wait_states_testing_clock_offset (" + error +
+                                "); no clock shift");
+    }
+  }
   using mpimon::Category;
   using mpimon::pvars::Metric;
   mpimon::pvars::register_peer_variables("osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)",
@@ -150,11 +234,37 @@ int component_close() { return OMPI_SUCCESS; }  // ompi_info opens and closes us
 // ---------------------------------------------------------------------------------------
 // End-of-job dump: synchronisation times after the S/R lines and in the job file.
 
+std::chrono::steady_clock::time_point layer_start;  // end of MPI_Init, about
+
 void dump_windows(Runtime::LayerDump& out) {
   const auto entries = mpimon::window_sync().entries(mpimon::osc::live_window_name);
   const int me = Runtime::instance().world_rank();
   out.prof.osc += mpimon::format_sync_prof_lines(me, entries);
   out.job_annotations += mpimon::format_sync_job_lines(me, entries);
+  if (!mpimon::osc::wait_states::enabled()) return;
+  const auto waits = mpimon::osc::wait_states::registry().entries(mpimon::osc::live_window_name);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - layer_start).count();
+  out.prof.osc += mpimon::wait_states::format_wait_prof_lines(me, waits);
+  out.job_annotations += mpimon::wait_states::format_wait_job_lines(me, waits, seconds);
+}
+
+// Wait states in this process: only single-threaded (MPI_THREAD_MULTIPLE: off, said once).
+bool start_wait_states(const Runtime& runtime) {
+  if (!wait_states) return false;
+  if (runtime.engine.threaded()) {
+    mpimon::warn_once_per_job(
+        "osc_monitoring_wait_states 1 is not supported with MPI_THREAD_MULTIPLE: wait states off, the job runs on");
+    return false;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  mpimon::osc::wait_states::Settings settings;
+  settings.enabled = true;
+  settings.testing_shift = testing_clock_shift;
+  settings.world_rank = runtime.world_rank();
+  settings.host_name = host;
+  mpimon::osc::wait_states::configure(settings);
+  return true;
 }
 
 // Runs in MPI_Init, after the PML was selected (so our PML layer has started or not).
@@ -163,7 +273,8 @@ int component_init(bool, bool) {
   if (active || runtime.settings.enable_level <= 0 || !runtime.started()) return OMPI_SUCCESS;
   active = true;
   mpimon::window_sync();  // its clock calibration starts now
-  mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing);
+  layer_start = std::chrono::steady_clock::now();
+  mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing, start_wait_states(runtime));
   runtime.add_dump_provider(dump_windows);
   // Our code must stay loaded as long as the runtime may call dump_windows.
   mca_base_component_repository_retain_component("osc", "monitoring");
@@ -197,7 +308,11 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
   if (best == nullptr) return OMPI_ERR_NOT_SUPPORTED;
   const int rc = best->osc_select(win, base, size, disp_unit, comm, info, flavor, model);
   if (rc != OMPI_SUCCESS) return rc;
-  if (!mpimon::osc::wrap_window(win)) mpimon::warn("window left unmonitored: no memory for its state");
+  if (mpimon::osc::wait_states::creating_shadow()) {  // our own shadow window: never monitored
+    mpimon::osc::wait_states::shadow_created_by(best->osc_version.mca_component_name);
+    return OMPI_SUCCESS;
+  }
+  if (!mpimon::osc::wrap_window(win, comm)) mpimon::warn("window left unmonitored: no memory for its state");
   if (Runtime::instance().settings.verbose)
     mpimon::warn("rank " + std::to_string(Runtime::instance().world_rank()) + ": window created by osc component " +
                  best->osc_version.mca_component_name + " (priority " + std::to_string(best_priority) + "), monitored");

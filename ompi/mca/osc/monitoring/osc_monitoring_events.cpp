@@ -11,7 +11,7 @@ EventFlags osc_event_flags{};
 
 namespace {
 
-int op_index = -1, begin_index = -1, end_index = -1;
+int op_index = -1, begin_index = -1, end_index = -1, wait_index = -1;
 MPI_T_cb_safety context = MPI_T_CB_REQUIRE_NONE;
 
 void raise(int index, const ompi_win_t* win, const void* payload) {
@@ -29,6 +29,8 @@ void start_events(bool threaded) {
   if (op_index >= 0) mpimon_events_watch(op_index, &osc_event_flags.op);
   if (begin_index >= 0) mpimon_events_watch(begin_index, &osc_event_flags.sync.flag[0]);
   if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync.flag[1]);
+  wait_index = mpimon_events_find_type(MPIMON_EVENT_OSC_WAIT_STATE);
+  if (wait_index >= 0) mpimon_events_watch(wait_index, &osc_event_flags.wait);
 }
 
 bool tools_may_listen() { return ompi_mpit_init_count != 0 || sync_events_listened(); }
@@ -54,6 +56,12 @@ void raise_sync_end(const ompi_win_t* win, int kind, int target, int result) {
   if (!listening(osc_event_flags.sync.flag[1])) return;
   const mpimon_osc_sync_event e{win->w_f_to_c_index, kind, target, result};
   raise(end_index, win, &e);
+}
+
+void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_t culprit, double seconds) {
+  if (!listening(osc_event_flags.wait)) return;
+  const mpimon_osc_wait_event e{win->w_f_to_c_index, pattern, waiter, culprit, seconds};
+  raise(wait_index, win, &e);
 }
 
 }  // namespace mpimon::osc

@@ -23,6 +23,7 @@ struct EventFlags {
     unsigned char flag[2];
     uint16_t any;
   } sync;
+  unsigned char wait;  // mpimon_osc_wait_state
 };
 extern EventFlags osc_event_flags __attribute__((visibility("hidden")));  // direct, no GOT load
 
@@ -40,5 +41,7 @@ bool tools_may_listen();
 void raise_op(const ompi_win_t* win, int kind, int32_t target_world, int target, uint64_t sent, uint64_t received);
 void raise_sync_begin(const ompi_win_t* win, int kind, int target);
 void raise_sync_end(const ompi_win_t* win, int kind, int target, int result);
+// A detected wait state (wait_states/): raised only while a tool listens.
+void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_t culprit, double seconds);
 
 }  // namespace mpimon::osc

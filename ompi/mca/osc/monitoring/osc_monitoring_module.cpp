@@ -32,6 +32,7 @@
 
 #include "engine.h"
 #include "runtime.h"
+#include "wait_states/window_tracker.h"
 #include "window_sync.h"
 
 // ompi/op/op.h cannot be included (it needs an uninstalled header): the one predefined
@@ -76,6 +77,8 @@ struct WindowState {
   // The name the component gave the window when it created it (osc/rdma names its
   // windows "rdma window <communicator id>"): not the user's, so not shown.
   std::string component_name;
+  // Wait states (osc_monitoring_wait_states 1); nullptr when off or not set up.
+  std::unique_ptr<wait_states::WindowTracker> tracker;
 
   PeerCache& peer_cache(Category category) { return peers[category == Category::osc_recv]; }
 };
@@ -307,14 +310,16 @@ inline int32_t world_of(const WindowState& s, int target) {
 }
 
 // The wrappers for one kind of process (threaded: MPI_THREAD_MULTIPLE), clock (tsc: the
-// time-stamp counter, else steady_clock) and whether synchronisation calls are timed
-// (osc_monitoring_sync_timing; untimed synchronisation wrappers exist for the events).
+// time-stamp counter, else steady_clock), whether synchronisation calls are timed
+// (osc_monitoring_sync_timing; untimed synchronisation wrappers exist for the events)
+// and whether wait states are detected (osc_monitoring_wait_states: every call then
+// also feeds the window's tracker; single-threaded processes only, timing on).
 //
 // Hot paths: each frequent wrapper (put, get, accumulate and their request forms, every
 // synchronisation call) is a fast twin that handles the common case without saving a
 // register it does not need (the cached window, the cached peer counters) and otherwise
 // tail-calls its slow twin (same signature), which handles every case.
-template <bool threaded, bool tsc, bool timing>
+template <bool threaded, bool tsc, bool timing, bool waits = false>
 struct Wrappers {
   static uint64_t now() { return tsc ? SyncClock::tsc_now() : SyncClock::steady_now(); }
 
@@ -322,7 +327,7 @@ struct Wrappers {
   // One operation moving `bytes` of `category` data with target `target`.
   template <Category category, auto slot, auto slow, typename... Args>
   [[gnu::always_inline]] static int data_fast(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
-    if constexpr (!threaded) {
+    if constexpr (!threaded && !waits) {
       // Computed first: one value to keep across the call instead of the datatype, and no
       // register freed for it after the tests.
       asm("" : "+r"(bytes));
@@ -347,11 +352,24 @@ struct Wrappers {
     raise_op(win, op_kind<slot>(), world_of(s, target), target, category == Category::osc_sent ? bytes : 0,
              category == Category::osc_recv ? bytes : 0);
   }
+  // The component's operation; with wait states, timed for the window's tracker.
+  template <auto slot, typename... Args>
+  static int forward_op(WindowState& s, int target, Args... args) {
+    if constexpr (waits) {
+      if (s.tracker != nullptr) {
+        const wait_states::Nanos enter = s.tracker->now();
+        const int rc = (s.original.*slot)(args...);
+        s.tracker->operation(target, enter, s.tracker->now());
+        return rc;
+      }
+    }
+    return (s.original.*slot)(args...);
+  }
   template <Category category, auto slot, typename... Args>
   static int data_slow(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc = (s->original.*slot)(args...);
+    const int rc = forward_op<slot>(*s, target, args...);
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, category, bytes);
       if (op_events_listened()) [[unlikely]] op_event<category, slot>(*s, win, target, bytes);
@@ -458,8 +476,9 @@ struct Wrappers {
                             int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc = s->original.osc_get_accumulate(origin, origin_count, origin_type, result, result_count,
-                                                  result_type, target, disp, target_count, target_type, op, win);
+    const int rc = forward_op<&Module::osc_get_accumulate>(*s, target, origin, origin_count, origin_type, result,
+                                                           result_count, result_type, target, disp, target_count,
+                                                           target_type, op, win);
     if (rc == OMPI_SUCCESS)
       record_fetching<&Module::osc_get_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
     return rc;
@@ -470,9 +489,9 @@ struct Wrappers {
                              ompi_request_t** request) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc =
-        s->original.osc_rget_accumulate(origin, origin_count, origin_type, result, result_count, result_type, target,
-                                        disp, target_count, target_type, op, win, request);
+    const int rc = forward_op<&Module::osc_rget_accumulate>(*s, target, origin, origin_count, origin_type, result,
+                                                            result_count, result_type, target, disp, target_count,
+                                                            target_type, op, win, request);
     if (rc == OMPI_SUCCESS)
       record_fetching<&Module::osc_rget_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
     return rc;
@@ -481,7 +500,7 @@ struct Wrappers {
                           struct ompi_op_t* op, ompi_win_t* win) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc = s->original.osc_fetch_and_op(origin, result, type, target, disp, op, win);
+    const int rc = forward_op<&Module::osc_fetch_and_op>(*s, target, origin, result, type, target, disp, op, win);
     if (rc == OMPI_SUCCESS) record_fetching<&Module::osc_fetch_and_op>(*s, win, target, type->super.size, type->super.size, op);
     return rc;
   }
@@ -489,7 +508,8 @@ struct Wrappers {
                               int target, ptrdiff_t disp, ompi_win_t* win) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc = s->original.osc_compare_and_swap(origin, compare, result, type, target, disp, win);
+    const int rc =
+        forward_op<&Module::osc_compare_and_swap>(*s, target, origin, compare, result, type, target, disp, win);
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, Category::osc_sent, type->super.size);
       record<threaded>(*s, target, Category::osc_recv, type->super.size);
@@ -503,6 +523,39 @@ struct Wrappers {
   // --- synchronisation: timed ----------------------------------------------------------
   template <SyncKind kind, auto slot, typename... Args>
   [[gnu::always_inline]] static int timed_call(WindowState& s, Args... args) {
+    if constexpr (waits) return with_wait_states<kind, slot>(s, args...);
+    return timed_body<kind, slot>(s, args...);
+  }
+  // The window's tracker sees the call's entry and exit around the timed call.
+  template <SyncKind kind, auto slot, typename... Args>
+  [[gnu::noinline]] static int with_wait_states(WindowState& s, Args... args) {
+    wait_states::WindowTracker* t = s.tracker.get();
+    if (t == nullptr) return timed_body<kind, slot>(s, args...);
+    auto a = std::forward_as_tuple(args...);
+    using K = SyncKind;
+    if constexpr (kind == K::fence) t->before_fence();
+    else if constexpr (kind == K::start) t->before_start();
+    else if constexpr (kind == K::complete) t->before_complete();
+    else if constexpr (kind == K::post) t->before_post(std::get<0>(a), std::get<1>(a));
+    else if constexpr (kind == K::wait) t->before_wait();
+    else if constexpr (kind == K::test) t->before_test();
+    else if constexpr (kind == K::lock) t->before_lock();
+    else if constexpr (kind == K::unlock) t->before_unlock(std::get<0>(a));
+    const int rc = timed_body<kind, slot>(s, args...);
+    if constexpr (kind == K::fence) t->after_fence(rc);
+    else if constexpr (kind == K::start) t->after_start(std::get<0>(a), std::get<1>(a), rc);
+    else if constexpr (kind == K::complete) t->after_complete(rc);
+    else if constexpr (kind == K::post) t->after_post(rc);
+    else if constexpr (kind == K::wait) t->after_wait(rc);
+    else if constexpr (kind == K::test) t->after_test(rc, *std::get<1>(a) != 0);
+    else if constexpr (kind == K::lock) t->after_lock(std::get<0>(a), std::get<1>(a), std::get<2>(a), rc);
+    else if constexpr (kind == K::unlock) t->after_unlock(std::get<0>(a), rc);
+    else if constexpr (kind == K::lock_all) t->after_lock_all(rc);
+    else if constexpr (kind == K::unlock_all) t->after_unlock_all(rc);
+    return rc;
+  }
+  template <SyncKind kind, auto slot, typename... Args>
+  [[gnu::always_inline]] static int timed_body(WindowState& s, Args... args) {
     if (sync_events_listened()) [[unlikely]] return sync_with_events<kind, slot>(s, args...);
     if constexpr (!timing) {
       return (s.original.*slot)(args...);
@@ -696,11 +749,16 @@ std::string display_name(const WindowState& s, const ompi_win_t* win) {
   return name.empty() || name == s.component_name ? WindowSyncRegistry::default_name(s.number) : name;
 }
 
-template <bool threaded, bool tsc, bool timing>
-int Wrappers<threaded, tsc, timing>::free(ompi_win_t* win) {
+template <bool threaded, bool tsc, bool timing, bool waits>
+int Wrappers<threaded, tsc, timing, waits>::free(ompi_win_t* win) {
   WindowState* s = find_state(win);
   if (s == nullptr) [[unlikely]] return kNoWindow;
   const std::string name = display_name(*s, win);
+  if (s->tracker != nullptr) {
+    s->tracker->destroy();  // collective: every process of the window is in MPI_Win_free
+    s->tracker.reset();
+    wait_states::registry().close(s->sync_id, name);
+  }
   const int rc = s->original.osc_free(win);  // the module is gone after this
   if (rc == OMPI_SUCCESS) {
     window_sync().close(s->sync_id, name);
@@ -713,6 +771,7 @@ int Wrappers<threaded, tsc, timing>::free(ompi_win_t* win) {
 const ompi_osc_base_module_t* wrappers = nullptr;  // the table chosen by start_layer
 
 bool timing_sync = false;  // osc_monitoring_sync_timing
+bool detect_waits = false;  // osc_monitoring_wait_states (implies timing_sync)
 
 // Each slot of `module` gets ours, unless the component left it NULL (MPI then reports
 // the operation as unsupported, as without us). Without synchronisation timing, the
@@ -761,9 +820,11 @@ static_assert(sizeof(ompi_osc_base_module_t) == 29 * sizeof(void (*)()),
 
 }  // namespace
 
-void start_layer(bool threaded, bool time_sync) {
+void start_layer(bool threaded, bool time_sync, bool wait_states) {
   if (windows != nullptr) return;
-  timing_sync = time_sync;
+  detect_waits = wait_states && !threaded;
+  timing_sync = time_sync || detect_waits;
+  time_sync = timing_sync;
   windows = new WindowTable();  // used until process exit
   hot.engine = &Runtime::instance().engine;
   hot.job = LocalJob::of_this_process();
@@ -774,12 +835,14 @@ void start_layer(bool threaded, bool time_sync) {
     wrappers = threaded ? &Wrappers<true, false, false>::table : &Wrappers<false, false, false>::table;
   } else if (threaded) {
     wrappers = tsc ? &Wrappers<true, true, true>::table : &Wrappers<true, false, true>::table;
+  } else if (detect_waits) {
+    wrappers = tsc ? &Wrappers<false, true, true, true>::table : &Wrappers<false, false, true, true>::table;
   } else {
     wrappers = tsc ? &Wrappers<false, true, true>::table : &Wrappers<false, false, true>::table;
   }
 }
 
-bool wrap_window(ompi_win_t* win) {
+bool wrap_window(ompi_win_t* win, ompi_communicator_t* comm) {
   if (windows == nullptr || win->w_osc_module == nullptr) return false;
   ompi_osc_base_module_t& module = *win->w_osc_module;
   WindowState* s = windows->acquire();
@@ -793,6 +856,9 @@ bool wrap_window(ompi_win_t* win) {
   s->sync_id = opened.id;
   s->number = opened.number;
   s->component_name = name_of(win);
+  s->tracker.reset();
+  // Collective over the window (we run inside its creation on every process).
+  if (detect_waits) s->tracker = wait_states::WindowTracker::create(win, comm, s->sync_id);
   windows->insert(s, win);  // findable before any slot points to us
   install(module, *wrappers);
   return true;

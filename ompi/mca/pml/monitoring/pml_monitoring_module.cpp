@@ -31,6 +31,8 @@ struct State {
   Engine* engine = nullptr;
   ompi_request_start_fn_t original_request_start = nullptr;
   bool warned_persistent = false;
+  // Our own private communicators (Runtime::add_private_communicator), once one exists.
+  const std::atomic<uint64_t>* private_communicators = nullptr;
 };
 State state;
 
@@ -218,6 +220,49 @@ int monitored_start(size_t count, ompi_request_t** requests) {
   return rc;
 }
 
+// ---------------------------------------------------------------------------------------
+// Our own traffic on private communicators (the OSC wait states' exchange, which osc
+// pt2pt turns into point-to-point messages, possibly sent from the progress engine
+// during any call) is never recorded. These wrappers replace the plain ones only once
+// such a communicator exists (osc_monitoring_wait_states 1): other jobs keep the plain
+// hot path.
+
+inline bool on_private_communicator(const ompi_communicator_t* comm) {
+  const uint32_t cid = comm->c_contextid;
+  return cid < Runtime::kPrivateCommunicatorLimit &&
+         ((state.private_communicators[cid / 64].load(std::memory_order_relaxed) >> (cid % 64)) & 1) != 0;
+}
+
+int filtered_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (on_private_communicator(comm)) [[unlikely]]
+    return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
+  return monitored_isend(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+int filtered_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  if (on_private_communicator(comm)) [[unlikely]]
+    return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+  return monitored_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
+int filtered_isend_init(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                        mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (on_private_communicator(comm)) [[unlikely]]
+    return state.original.pml_isend_init(buf, count, datatype, dst, tag, mode, comm, request);
+  return monitored_isend_init(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+int filtered_start(size_t count, ompi_request_t** requests) {
+  for (size_t i = 0; i < count; ++i) {
+    if (state.ob1 && is_ob1_send(requests[i]) &&
+        on_private_communicator(reinterpret_cast<const mca_pml_base_request_t*>(requests[i])->req_comm))
+      return state.original.pml_start(count, requests);  // collectives start requests of one communicator
+  }
+  return monitored_start(count, requests);
+}
+
 }  // namespace
 
 namespace {
@@ -243,13 +288,24 @@ void install_receive_wrappers() {
 }  // namespace
 
 void set_recording(bool on) {
-  mca_pml.pml_isend = on ? monitored_isend : state.original.pml_isend;
-  mca_pml.pml_send = on ? monitored_send : state.original.pml_send;
-  mca_pml.pml_isend_init = on ? monitored_isend_init : state.original.pml_isend_init;
-  mca_pml.pml_start = on ? monitored_start : state.original.pml_start;
+  const bool filter = state.private_communicators != nullptr;
+  mca_pml.pml_isend = !on ? state.original.pml_isend : filter ? filtered_isend : monitored_isend;
+  mca_pml.pml_send = !on ? state.original.pml_send : filter ? filtered_send : monitored_send;
+  mca_pml.pml_isend_init = !on ? state.original.pml_isend_init : filter ? filtered_isend_init : monitored_isend_init;
+  mca_pml.pml_start = !on ? state.original.pml_start : filter ? filtered_start : monitored_start;
   recording.store(on, std::memory_order_relaxed);
   install_receive_wrappers();
 }
+
+namespace {
+
+// The first private communicator appeared: from now on, the filtering send wrappers.
+void filter_private_communicators() {
+  state.private_communicators = Runtime::instance().private_communicators();
+  set_recording(recording.load(std::memory_order_relaxed));
+}
+
+}  // namespace
 
 void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   state.engine = &Runtime::instance().engine;
@@ -263,6 +319,7 @@ void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   start_events(state.original, selected_pml_is_ob1, threaded, install_receive_wrappers);
   set_recording(true);
   Runtime::instance().add_layer(set_recording);
+  Runtime::instance().set_private_filter_switch(filter_private_communicators);
 }
 
 }  // namespace mpimon::pml
