@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per passive-target epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock)
 # with OSC monitoring: no monitoring vs Debian's own osc/monitoring component vs ours
-# (with and without synchronisation timing), side by side, measured with callgrind.
+# (with and without synchronisation timing, with wait-state detection), side by side,
+# measured with callgrind; then the cost of one epoch of each synchronisation kind
+# (lock, fence, general active target) in instructions and in wall-clock time, to show
+# what wait-state detection (osc_monitoring_wait_states 1) costs per epoch.
 #
 #   bench/osc_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
 #
@@ -28,6 +31,19 @@
 #                 (traffic only, like the distro's component: the default)
 #   mpimon-timing ours with --mca osc_monitoring_sync_timing 1 (synchronisation calls
 #                 also counted and timed, which the distro cannot do)
+#   mpimon-waits  ours with --mca osc_monitoring_wait_states 1 (wait states detected:
+#                 timing plus the exchange of timestamps through the shadow window)
+#
+# Second table, per epoch kind (the program's mode; 2 ranks, both taking part):
+#   lock    MPI_Win_lock(EXCLUSIVE, 1) ; MPI_Put ; MPI_Win_unlock(1)   (rank 0 only)
+#   fence   MPI_Put to the other rank ; MPI_Win_fence                   (both ranks)
+#   pscw    MPI_Win_post(other) ; MPI_Win_start(other) ; MPI_Put ;
+#           MPI_Win_complete ; MPI_Win_wait                            (both ranks)
+# instructions executed inside our monitoring code (self cost, callgrind, as above: fence
+# and PSCW epochs spin in Open MPI while waiting for the other rank, so their totals are
+# not repeatable) and microseconds per epoch measured with MPI_Wtime over 20000 epochs
+# without valgrind, median of 3 interleaved runs (wall clock: noisy on these shared
+# machines, compare the ratios).
 # After each run the callgrind output is checked to contain (or not) the expected
 # monitoring library, so a component that silently failed to load cannot fake a result.
 #
@@ -45,7 +61,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 K1=1000
 K2=2000
-configs=(none distro mpimon mpimon-timing)
+configs=(none distro mpimon mpimon-timing mpimon-waits)
+epoch_configs=(none mpimon mpimon-timing mpimon-waits)
+epoch_modes=(lock fence pscw)
+K_TIME=20000
 run_timeout=300 # seconds per mpirun (a run takes ~2-4 s)
 
 # ---------------------------------------------------------------- prerequisites
@@ -76,12 +95,34 @@ make_work_dir osc-overhead
 
 # ---------------------------------------------------------------- benchmark program
 cat >"$work/osc_epochs.c" <<'EOF'
-/* K passive-target epochs (lock, 8-byte put, unlock) from world rank 0 to rank 1. */
+/* K epochs of one synchronisation kind between the 2 ranks (see the script's header):
+ *   osc_epochs <lock|fence|pscw> <K> [time]   ("time": rank 0 prints seconds per epoch) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+static void epoch(const char* mode, int rank, MPI_Group other, MPI_Win win, double* value) {
+  int peer = 1 - rank;
+  if (strcmp(mode, "lock") == 0) {
+    if (rank != 0) return;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(value, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(1, win);
+  } else if (strcmp(mode, "fence") == 0) {
+    MPI_Put(value, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_fence(0, win);
+  } else {
+    MPI_Win_post(other, 0, win);
+    MPI_Win_start(other, 0, win);
+    MPI_Put(value, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+  }
+}
 int main(int argc, char** argv) {
-  int k = argc > 1 ? atoi(argv[1]) : 1000, rank, size;
+  const char* mode = argc > 1 ? argv[1] : "lock";
+  int k = argc > 2 ? atoi(argv[2]) : 1000, rank, size;
+  int timing = argc > 3 && strcmp(argv[3], "time") == 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -92,24 +133,24 @@ int main(int argc, char** argv) {
   double memory[4] = {0}, value = 1;
   MPI_Win win;
   MPI_Win_create(memory, sizeof memory, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  if (rank == 0) { /* warm-up: first-use costs are the same for every K */
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
-    MPI_Put(&value, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
-    MPI_Win_unlock(1, win);
-  }
+  MPI_Group world, other;
+  int peer = 1 - rank;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &peer, &other);
+  if (strcmp(mode, "fence") == 0) MPI_Win_fence(0, win);
+  epoch(mode, rank, other, win, &value); /* warm-up: first-use costs are the same for every K */
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    for (int i = 0; i < k; ++i) {
-      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
-      MPI_Put(&value, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
-      MPI_Win_unlock(1, win);
-    }
-  }
+  double start = MPI_Wtime();
+  for (int i = 0; i < k; ++i) epoch(mode, rank, other, win, &value);
+  double seconds = MPI_Wtime() - start;
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 1 && memory[0] != 1) {
+  if (memory[0] != 1 && (rank == 1 || strcmp(mode, "lock") != 0)) {
     fprintf(stderr, "osc_epochs: the put did not arrive\n");
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
+  if (timing && rank == 0) printf("seconds per epoch %.9f\n", seconds / k);
+  MPI_Group_free(&other);
+  MPI_Group_free(&world);
   MPI_Win_free(&win);
   MPI_Finalize();
   return 0;
@@ -121,7 +162,8 @@ exe=$work/osc_epochs
 
 # Only MPI_COMM_WORLD rank 0 (the origin) runs under callgrind; rank 1 runs natively.
 wrapper=$work/rank0_callgrind.sh
-write_rank0_callgrind_wrapper "$wrapper" PMPI_Win_lock PMPI_Put PMPI_Win_unlock
+write_rank0_callgrind_wrapper "$wrapper" PMPI_Win_lock PMPI_Put PMPI_Win_unlock PMPI_Win_fence PMPI_Win_post \
+  PMPI_Win_start PMPI_Win_complete PMPI_Win_wait
 
 snapshot_plugins "$work"
 our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
@@ -156,24 +198,32 @@ object_self() { # FILE REGEX
 our_objects="/lib-mpimon/(mca_osc_monitoring[.]so|libmpimon_monitoring[.]so)\$"
 distro_objects='/(mca_osc_monitoring[.]so|libmca_common_monitoring[.]so[.0-9]*|libm[.]so[.0-9]*)$'
 
-# run_one CONFIG K -> "total lock put unlock monitoring_self"
-run_one() {
-  local config=$1 k=$2
-  local tag=$config.$k
-  local out=$work/callgrind.$tag log=$work/log.$tag
-  local -a envs=(env -u OMPI_MCA_mca_base_component_path)
-  local -a extra=()
-  local enable=2
-  case $config in
+# The environment and MCA options of a configuration (sets envs, enable, extra).
+config_options() { # CONFIG
+  envs=(env -u OMPI_MCA_mca_base_component_path)
+  extra=()
+  enable=2
+  case $1 in
     none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
     distro) ;;
     mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
     mpimon-timing) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_sync_timing 1) ;;
+    mpimon-waits) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_wait_states 1) ;;
   esac
+}
+
+# run_one CONFIG K [MODE] -> "total lock put unlock monitoring_self"
+run_one() {
+  local config=$1 k=$2 mode=${3:-lock}
+  local tag=$config.$mode.$k
+  local out=$work/callgrind.$tag log=$work/log.$tag
+  local -a envs extra
+  local enable
+  config_options "$config"
   rm -f "$out"
   local rc=0
   (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
-    --mca pml_monitoring_enable "$enable" "${extra[@]}" "$wrapper" "$out" "$exe" "$k") >"$log" 2>&1 || rc=$?
+    --mca pml_monitoring_enable "$enable" "${extra[@]}" "$wrapper" "$out" "$exe" "$mode" "$k") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -n 20 "$log" >&2
     [[ $rc -eq 124 ]] && die "run timed out after ${run_timeout} s: $config, K=$k"
@@ -187,7 +237,7 @@ run_one() {
   grep -qxF "$snapdir/mca_osc_monitoring.so" <<<"$objs" && ours_seen=1
   grep -E '/mca_osc_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_osc_monitoring.so" && distro_seen=1
   case $config:$ours_seen:$distro_seen in
-    none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-timing:1:0) ;;
+    none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-timing:1:0 | mpimon-waits:1:0) ;;
     none:*) die "config 'none' ran an OSC monitoring component inside the measured calls (pml_monitoring_enable 0 should disable it)" ;;
     distro:*) die "config 'distro': Debian's osc/monitoring did not run inside the measured calls (ours=$ours_seen)" ;;
     mpimon*) die "config '$config': our $plugindir/mca_osc_monitoring.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: monitoring'" ;;
@@ -205,6 +255,18 @@ run_one() {
     mpimon*) self=$(object_self "$out" "$our_objects") ;;
   esac
   echo "$total $lock $put $unlock $self"
+}
+
+# seconds per epoch, native run (no valgrind): time_one CONFIG MODE -> seconds
+time_one() {
+  local config=$1 mode=$2 log=$work/time.$1.$2
+  local -a envs extra
+  local enable
+  config_options "$config"
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+    --mca pml_monitoring_enable "$enable" "${extra[@]}" "$exe" "$mode" "$K_TIME" time) >"$log" 2>&1 ||
+    { tail -n 20 "$log" >&2; die "timing run failed: $config, $mode"; }
+  sed -n 's/^seconds per epoch //p' "$log" | head -n1
 }
 
 declare -A per # [config.field] -> per epoch (decimal)
@@ -230,6 +292,7 @@ label() {
     distro) echo "distro" ;;
     mpimon) echo "mpimon (default: traffic only)" ;;
     mpimon-timing) echo "mpimon, osc_monitoring_sync_timing 1" ;;
+    mpimon-waits) echo "mpimon, osc_monitoring_wait_states 1" ;;
   esac
 }
 
@@ -252,12 +315,71 @@ echo
 distro_self=${per[distro.self]}
 limit=$(awk -v d="$distro_self" 'BEGIN {printf "%.2f", d / 2}')
 echo "target: mpimon executes at most half of the distro's instructions inside monitoring code per epoch (<= $(fmt "$limit"))"
-for config in mpimon mpimon-timing; do
+for config in mpimon mpimon-timing; do  # (wait states exchange timestamps: not held to this target)
   v=${per[$config.self]}
   verdict=$(awk -v a="$v" -v l="$limit" 'BEGIN {print (a <= l + 0.05) ? "PASS" : "MISS"}')
   ratio=$(awk -v a="$v" -v d="$distro_self" 'BEGIN {printf "%.2f", (d > 0) ? a / d : 0}')
   echo "- $(label "$config"): $(fmt "$v") (${ratio} x distro): $verdict"
 done
+
+# ---------------------------------------------------------------- per epoch kind
+declare -A epoch_self epoch_us # [config.mode]
+start=$SECONDS
+for mode in "${epoch_modes[@]}"; do
+  for config in "${epoch_configs[@]}"; do
+    if [[ $mode == lock ]]; then
+      epoch_self[$config.$mode]=${per[$config.self]}  # the first table's epoch
+    else
+      note "epoch kind $mode: $config, K=$K1 and $K2"
+      read -r -a a <<<"$(run_one "$config" "$K1" "$mode")"
+      read -r -a b <<<"$(run_one "$config" "$K2" "$mode")"
+      epoch_self[$config.$mode]=$(awk -v x="${a[4]}" -v y="${b[4]}" -v k1="$K1" -v k2="$K2" 'BEGIN {printf "%.2f", (y - x) / (k2 - k1)}')
+    fi
+  done
+done
+# Wall clock: every configuration and kind in turn, three rounds, the median of each.
+declare -A us_runs
+for round in 1 2 3; do
+  for mode in "${epoch_modes[@]}"; do
+    for config in "${epoch_configs[@]}"; do
+      us_runs[$config.$mode]+="$(awk -v s="$(time_one "$config" "$mode")" 'BEGIN {printf "%.2f", s * 1e6}') "
+    done
+  done
+done
+for key in "${!us_runs[@]}"; do
+  epoch_us[$key]=$(tr ' ' '\n' <<<"${us_runs[$key]}" | grep . | sort -g | sed -n 2p)
+done
+epoch_elapsed=$((SECONDS - start))
 echo
-echo "($total_runs runs in ${elapsed} s)"
+echo "## One epoch of each synchronisation kind: instructions in monitoring code (rank 0) and wall clock"
+echo
+echo "lock: lock + put + unlock by rank 0; fence: put + fence by both ranks; pscw: post + start + put + complete +"
+echo "wait by both ranks. Instructions: self cost of our objects (mca_osc_monitoring.so + libmpimon_monitoring.so)"
+echo "inside the measured calls of rank 0, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)) (the whole epoch, including"
+echo "Open MPI's own code, is exact only for lock epochs, first table: fence and PSCW epochs spin while waiting for"
+echo "the other rank). The MPI calls wait states add (a shadow put or an allreduce) run inside Open MPI and count in"
+echo "the wall clock only: microseconds per epoch, MPI_Wtime over $K_TIME epochs without valgrind, median of 3"
+echo "interleaved runs (noisy on these shared machines: compare the ratios)."
+echo
+echo "| configuration | lock: instructions | fence: instructions | pscw: instructions | lock: µs | fence: µs | pscw: µs |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for config in "${epoch_configs[@]}"; do
+  row="| $(label "$config")"
+  for mode in "${epoch_modes[@]}"; do
+    if [[ $config == none ]]; then row+=" | -"; else row+=" | $(fmt "${epoch_self[$config.$mode]}")"; fi
+  done
+  for mode in "${epoch_modes[@]}"; do row+=" | $(fmt "${epoch_us[$config.$mode]}")"; done
+  echo "$row |"
+done
+echo
+echo "wait states: cost per epoch over synchronisation timing alone (osc_monitoring_sync_timing 1)"
+for mode in "${epoch_modes[@]}"; do
+  added=$(awk -v a="${epoch_self[mpimon-waits.$mode]}" -v b="${epoch_self[mpimon-timing.$mode]}" 'BEGIN {printf "%.2f", a - b}')
+  extra_us=$(awk -v a="${epoch_us[mpimon-waits.$mode]}" -v b="${epoch_us[mpimon-timing.$mode]}" 'BEGIN {printf "%.2f", a - b}')
+  ratio=$(awk -v a="${epoch_us[mpimon-waits.$mode]}" -v b="${epoch_us[mpimon-timing.$mode]}" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')
+  echo "- $mode epoch: $(fmt "$added" +) instructions in monitoring code, $(fmt "$extra_us" +) µs (${ratio} x)"
+done
+echo
+echo "($total_runs + $(( (${#epoch_modes[@]} - 1) * ${#epoch_configs[@]} * 2 )) callgrind runs and $(( 3 * ${#epoch_modes[@]} * ${#epoch_configs[@]} )) timing runs in $((elapsed + epoch_elapsed)) s)"
 exit 0
+

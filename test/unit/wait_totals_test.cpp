@@ -45,14 +45,17 @@ TEST(WaitTotals, LiveWindowsReadBackAndFreedOnesMergeByName) {
   EXPECT_EQ(entries[0].waits.patterns[4].time, 1'000'000'000);
 }
 
-TEST(WaitTotals, WindowsWithoutAnyWaitAreLeftOut) {
+TEST(WaitTotals, WindowsWithoutWaitsAreListedWithTheirClock) {
   WaitStateRegistry registry;
   registry.open(7);
+  registry.set_clock(7, 1000, 10);
   registry.open(8);
   registry.add(8, Pattern::lock_competition, 5, 1);
   const auto entries = registry.entries(live_name);
-  ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].name, "live 8");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].name, "live 7");
+  EXPECT_EQ(entries[0].waits.clock_offset, 1000);
+  EXPECT_EQ(entries[1].name, "live 8");
   double seconds[kPatternCount];
   uint64_t counts[kPatternCount];
   EXPECT_FALSE(registry.read(9, seconds, counts));

@@ -5,6 +5,7 @@
 //   mpimon show <dumps...>                heatmaps (terminal, SVG)
 //   mpimon place <dumps...> --topology T  process placement (TreeMatch), rankfile, reorder keys
 //   mpimon report <dumps...> [-o F]       a self-contained HTML report
+//   mpimon waits <job files...>           RMA wait states per pattern (osc_monitoring_wait_states 1)
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -20,7 +21,8 @@ int main(int argc, char** argv) {
   CLI::App app{"mpimon: communication monitoring for Open MPI 4.1"};
   app.require_subcommand(1);
   const std::vector<Subcommand> subcommands{add_run_command(app),  add_env_command(app),   add_matrix_command(app),
-                                            add_show_command(app), add_place_command(app), add_report_command(app)};
+                                            add_show_command(app), add_place_command(app), add_report_command(app),
+                                            add_waits_command(app)};
   CLI11_PARSE(app, argc, argv);
   for (const Subcommand& subcommand : subcommands) {
     if (!*subcommand.app) continue;

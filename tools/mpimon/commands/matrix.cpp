@@ -5,6 +5,7 @@
 #include "atomic_file.h"
 #include "options.h"
 #include "subcommand.h"
+#include "wait_summary.h"
 
 namespace mpimon::tools {
 
@@ -13,11 +14,31 @@ namespace {
 struct MatrixOptions {
   std::vector<std::string> inputs;
   std::string category;  // "" = every category present (text) or all (other formats)
-  std::string metric = "messages";
+  std::string metric;  // "": messages (traffic), seconds (--pattern)
   std::string format = "text";
   std::string output;  // file prefix: every category and metric
   bool symmetric = false;
+  std::string pattern;  // RMA wait states: who made whom wait ("" = traffic)
 };
+
+// --pattern: the who-makes-whom-wait matrix of the job files' wait states (rows: the
+// waiting rank, columns: the rank it waited for), in seconds or, with --metric messages,
+// occurrences.
+int run_wait_matrix(const MatrixOptions& o) {
+  if (o.format == "mat" || !o.output.empty() || o.symmetric || (o.metric != "seconds" && o.metric != "messages"))
+    throw std::invalid_argument("--pattern takes --format text, csv, sparse or mtx and --metric seconds or messages");
+  const WaitMatrix m = read_wait_matrix(read_inputs(o.inputs, Annotations::read), o.pattern);
+  const WaitMatrixFormat format = o.format == "csv"      ? WaitMatrixFormat::csv
+                                  : o.format == "sparse" ? WaitMatrixFormat::sparse_csv
+                                  : o.format == "mtx"    ? WaitMatrixFormat::matrix_market
+                                                         : WaitMatrixFormat::text;
+  std::string out = format_wait_matrix(m, format, o.metric == "messages");  // whole: a refusal prints nothing
+  if (format == WaitMatrixFormat::text)
+    out = "# RMA wait states, " + o.pattern + ", " + (o.metric == "messages" ? "occurrences" : "seconds") +
+          " (row: waiting rank, column: the rank it waited for)\n" + out;
+  std::cout << out;
+  return 0;
+}
 
 int write_every_matrix(const MatrixOptions& o, const TrafficMatrix& matrix) {
   // As Open MPI's profile2mat: <prefix>_<size|msg|avg>_<selection>.<ext>, for all, each
@@ -42,7 +63,13 @@ int write_every_matrix(const MatrixOptions& o, const TrafficMatrix& matrix) {
   return 0;
 }
 
-int run_matrix(const MatrixOptions& o) {
+int run_matrix(MatrixOptions o) {
+  if (!o.pattern.empty()) {
+    if (o.metric.empty()) o.metric = "seconds";
+    return run_wait_matrix(o);
+  }
+  if (o.metric.empty()) o.metric = "messages";
+  if (o.metric == "seconds") throw std::invalid_argument("--metric seconds needs --pattern");
   const Dumps dumps = read_inputs(o.inputs);
   const TrafficMatrix& matrix = dumps.matrix;
   if (!o.output.empty()) return write_every_matrix(o, matrix);
@@ -91,8 +118,11 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
                    "external, internal, coll, osc_sent, osc_recv, osc (S + R) or all (E + I + S + R: every byte once; "
                    "coll is the logical view of I); default: each category in turn (text), all (other formats)")
       ->check(CLI::IsMember(Selection::names()));
-  matrix->add_option("--metric", o->metric, "messages, bytes or average (bytes per message)")
-      ->check(CLI::IsMember({"messages", "bytes", "average"}));
+  matrix
+      ->add_option("--metric", o->metric,
+                   "messages, bytes or average (bytes per message); with --pattern: seconds (default) or messages "
+                   "(occurrences)")
+      ->check(CLI::IsMember({"messages", "bytes", "average", "seconds"}));
   matrix
       ->add_option("--format", o->format,
                    "text (terminal, up to 128 ranks), csv (dense, up to 4096 ranks), sparse (CSV of the non-zeros: "
@@ -100,6 +130,12 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
       ->check(CLI::IsMember({"text", "csv", "sparse", "mat", "mtx"}));
   matrix->add_option("--output", o->output,
                      "write every selection and metric to <prefix>_<size|msg|avg>_<selection>.<format> instead");
+  matrix
+      ->add_option("--pattern", o->pattern,
+                   "RMA wait states instead of traffic: who made whom wait in this pattern (late_post, "
+                   "early_transfer, early_wait, late_complete, wait_at_fence, early_fence, lock_competition, or all); "
+                   "job files of runs with osc_monitoring_wait_states 1")
+      ->check(CLI::IsMember(wait_pattern_choices()));
   matrix->add_flag("--symmetric", o->symmetric,
                    "average both directions, (a->b + b->a) / 2, as Open MPI's profile2mat does");
   return {matrix, [o] { return run_matrix(*o); }};

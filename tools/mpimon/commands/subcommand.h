@@ -19,5 +19,6 @@ Subcommand add_matrix_command(CLI::App& mpimon);
 Subcommand add_show_command(CLI::App& mpimon);
 Subcommand add_place_command(CLI::App& mpimon);
 Subcommand add_report_command(CLI::App& mpimon);
+Subcommand add_waits_command(CLI::App& mpimon);
 
 }  // namespace mpimon::tools

@@ -33,5 +33,7 @@ std::string message_sizes_section(const ReportInput& input);
 // annotation_sections.cpp
 std::string collective_classes_section(const ReportInput& input);
 std::string rma_synchronisation_section(const ReportInput& input);
+// wait_state_sections.cpp
+std::string rma_wait_states_section(const ReportInput& input);
 
 }  // namespace mpimon::tools

@@ -17,13 +17,6 @@ void merge_patterns(PatternArray& into, const PatternArray& from) {
   }
 }
 
-bool has_content(const WindowWaits& w) {
-  if (w.rma_op_time != 0 || w.unmatched != 0) return true;
-  for (const PatternTotals& t : w.patterns)
-    if (t.count != 0) return true;
-  return false;
-}
-
 std::string seconds_text(Nanos ns) {
   char text[64];
   std::snprintf(text, sizeof text, "%.9f", static_cast<double>(ns) * 1e-9);
@@ -95,11 +88,9 @@ void WaitStateRegistry::close(uint64_t id, std::string_view name) {
   std::lock_guard lock(mutex_);
   auto live = live_.find(id);
   if (live == live_.end()) return;
-  if (has_content(live->second)) {
-    auto freed = freed_.find(name);
-    if (freed == freed_.end()) freed = freed_.emplace(std::string(name), Freed{id, {}}).first;
-    freed->second.waits.merge(live->second);
-  }
+  auto freed = freed_.find(name);
+  if (freed == freed_.end()) freed = freed_.emplace(std::string(name), Freed{id, {}}).first;
+  freed->second.waits.merge(live->second);
   live_.erase(live);
 }
 
@@ -135,7 +126,7 @@ std::vector<WindowWaitsEntry> WaitStateRegistry::entries(
     }
     for (const auto& [id, name] : names) {
       auto it = live_.find(id);
-      if (it == live_.end() || !has_content(it->second)) continue;
+      if (it == live_.end()) continue;
       auto& m = merged.try_emplace(name, id, WindowWaits{}).first->second;
       m.first = std::min(m.first, id);
       m.second.merge(it->second);

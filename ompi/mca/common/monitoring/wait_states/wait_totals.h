@@ -67,7 +67,7 @@ class WaitStateRegistry {
   // Seconds and occurrences per pattern of one live window; false if not live.
   bool read(uint64_t id, double seconds[kPatternCount], uint64_t counts[kPatternCount]) const;
   // Freed entries and live windows (named by live_name), merged by name, in the order
-  // their names first appeared; windows without any wait state or RMA time are left out.
+  // their names first appeared.
   std::vector<WindowWaitsEntry> entries(const std::function<std::string(uint64_t id)>& live_name) const;
   size_t live_count() const;
   size_t freed_count() const;

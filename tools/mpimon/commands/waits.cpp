@@ -1,0 +1,58 @@
+// `mpimon waits <job files...>`: the RMA wait states of one or several jobs side by side,
+// as the paper's Table 2 (seconds per pattern, share of the job's time), then the clock
+// figures of each job.
+#include <iostream>
+#include <memory>
+
+#include "subcommand.h"
+#include "wait_summary.h"
+
+namespace mpimon::tools {
+
+namespace {
+
+struct WaitsOptions {
+  std::vector<std::string> inputs;
+  std::vector<std::string> labels;
+  bool markdown = false;
+};
+
+int run_waits(const WaitsOptions& o) {
+  if (!o.labels.empty() && o.labels.size() != o.inputs.size()) {
+    std::cerr << "mpimon waits: " << o.labels.size() << " labels for " << o.inputs.size() << " job files\n";
+    return 2;
+  }
+  std::vector<std::pair<std::string, WaitSummary>> jobs;
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    const JobAnnotations job = read_job_annotations(o.inputs[i]);
+    WaitSummary s = summarize_waits(job.annotations, o.inputs[i], job.header.world_size);
+    if (!s.has_wait_states) {
+      std::cerr << "mpimon waits: " << o.inputs[i]
+                << ": no wait states (run the job with --mca osc_monitoring_wait_states 1)\n";
+      return 1;
+    }
+    jobs.emplace_back(o.labels.empty() ? o.inputs[i] : o.labels[i], std::move(s));
+  }
+  std::cout << format_wait_table(jobs, o.markdown);
+  for (const auto& [label, s] : jobs) {
+    std::cout << (o.markdown ? "\n" : "") << label << ": " << s.ranks << " ranks, clock offsets known to "
+              << s.max_clock_uncertainty << " s, largest drift " << s.max_clock_drift << " s";
+    if (s.unmatched) std::cout << ", " << s.unmatched << " epochs without their remote timestamps";
+    std::cout << '\n';
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_waits_command(CLI::App& mpimon) {
+  auto o = std::make_shared<WaitsOptions>();
+  CLI::App* waits = mpimon.add_subcommand(
+      "waits", "RMA wait states per pattern, as seconds and share of the job's time, for one or several job files");
+  waits->add_option("jobs", o->inputs, "job files of runs with osc_monitoring_wait_states 1")->required();
+  waits->add_option("--labels", o->labels, "a column title per job file")->delimiter(',');
+  waits->add_flag("--markdown", o->markdown, "a Markdown table");
+  return {waits, [o] { return run_waits(*o); }};
+}
+
+}  // namespace mpimon::tools
