@@ -54,7 +54,7 @@ for osc in "${components[@]}"; do
     seconds_off[$v]=$(sed -n 's/.*iterations, \([0-9.]*\) s.*/\1/p' <<<"$line")
     note "$osc $v: $line"
   done
-  "$builddir/bin/mpimon" waits --markdown --labels "$(IFS=,; echo "${variants[*]}")" "${files[@]}"
+  "$builddir/bin/mpimon" waits --markdown --labels="$(IFS=,; echo "${variants[*]}")" "${files[@]}"
   echo
   echo "| kernel time [s] | $(IFS='|'; echo "${variants[*]}" | sed 's/|/ | /g') |"
   echo "|---|$(printf -- '---:|%.0s' "${variants[@]}")"

@@ -11,6 +11,8 @@
 //                                                                (osc rdma blocks in MPI_Win_start:
 //                                                                 late_post D instead)
 //   early_wait        rank 3 sleeps D before MPI_Win_start        rank 0: early_wait D, culprit 3
+//   early_wait_test   the same, rank 0 ends its exposure with a   rank 0: early_wait D, culprit 3
+//                     loop of MPI_Win_test
 //   late_complete     rank 3 sleeps D between its put and         rank 0: early_wait D and
 //                     MPI_Win_complete                            late_complete D, culprit 3
 //   wait_at_fence     rank 3 sleeps D before a fence              ranks 0-2: wait_at_fence D, culprit 3
@@ -103,16 +105,20 @@ std::vector<int> others(int except) {
 }
 
 // General active target: rank 0 exposes its window to every other rank, which puts
-// `bytes` into it. `target_delay` before the post, `origin_delay_before_start` and
-// `origin_delay_before_complete` on rank 3 (the last rank).
+// `bytes` into it. `target_delay` before the post, `late_start` and `late_complete` on
+// rank 3 (the last rank); `test_loop`: rank 0 ends with MPI_Win_test calls.
 void gats(MPI_Win win, std::vector<char>& buffer, size_t bytes, double target_delay, double late_start,
-          double late_complete) {
+          double late_complete, bool test_loop = false) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     MPI_Group origins = group_of(others(0));
     if (target_delay > 0) pause_for(target_delay);
     MPI_Win_post(origins, 0, win);
-    MPI_Win_wait(win);
+    if (test_loop) {
+      for (int done = 0; !done;) MPI_Win_test(win, &done);
+    } else {
+      MPI_Win_wait(win);
+    }
     MPI_Group_free(&origins);
   } else {
     MPI_Group target = group_of({0});
@@ -205,6 +211,8 @@ int main(int argc, char** argv) {
     gats(win, buffer, kLarge, D, 0, 0);
   } else if (scenario == "early_wait") {
     gats(win, buffer, 8, 0, D, 0);
+  } else if (scenario == "early_wait_test") {
+    gats(win, buffer, 8, 0, D, 0, true);
   } else if (scenario == "late_complete") {
     gats(win, buffer, 8, 0, 0, D);
   } else if (scenario == "wait_at_fence") {

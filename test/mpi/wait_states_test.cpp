@@ -162,6 +162,7 @@ TEST(WaitStates, EarlyTransferScenarioIsLatePostOnRdma4Ranks) {
 }
 TEST(WaitStates, EarlyWaitRdma4Ranks) { expect_scenario("rdma", "early_wait", kEarlyWait); }
 TEST(WaitStates, EarlyWaitPt2pt4Ranks) { expect_scenario("pt2pt", "early_wait", kEarlyWait); }
+TEST(WaitStates, EarlyWaitInMpiWinTestLoopsPt2pt4Ranks) { expect_scenario("pt2pt", "early_wait_test", kEarlyWait); }
 TEST(WaitStates, LateCompleteRdma4Ranks) { expect_scenario("rdma", "late_complete", kLateComplete); }
 TEST(WaitStates, LateCompletePt2pt4Ranks) { expect_scenario("pt2pt", "late_complete", kLateComplete); }
 TEST(WaitStates, WaitAtFenceRdma4Ranks) { expect_scenario("rdma", "wait_at_fence", kWaitAtFence); }
