@@ -386,13 +386,18 @@ void WindowTracker::after_unlock(int target, int rc) {
   // Who released the target's lock recently, and when.
   std::array<LockRecord, kLockRecords> records{};
   if (!s.shadow.get(records.data(), sizeof records, target, s.layout.lock_records())) return;
-  std::vector<LockRelease> releases;
+  std::array<LockRelease, kLockRecords> releases;
+  size_t count = 0;
   for (const LockRecord& r : records)
-    if (const int32_t releaser = releaser_of(r); releaser >= 0) releases.push_back({releaser, r.time});
-  std::vector<Interval> candidates{lock.lock};
-  if (lock.has_op) candidates.push_back(lock.first_op);
-  candidates.push_back(Interval{s.enter, exit});
-  detect_lock_waits(LockEpoch{s.rank, candidates, releases}, s.waits);
+    if (const int32_t releaser = releaser_of(r); releaser >= 0) releases[count++] = {releaser, r.time};
+  std::array<Interval, 3> candidates;
+  size_t calls = 0;
+  candidates[calls++] = lock.lock;
+  if (lock.has_op) candidates[calls++] = lock.first_op;
+  candidates[calls++] = Interval{s.enter, exit};
+  detect_lock_waits(LockEpoch{s.rank, std::span<const Interval>(candidates.data(), calls),
+                              std::span<const LockRelease>(releases.data(), count)},
+                    s.waits);
   s.report();
 }
 
