@@ -132,37 +132,39 @@ int read_sync_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
 
 void register_sync_variables() {
   const auto flags = static_cast<mca_base_pvar_flag_t>(MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_IWG);
-  mca_base_pvar_register(
-      "ompi", "osc", "monitoring", "sync_time",
-      "Seconds spent inside each kind of synchronisation call on the bound window, 15 values in this order: fence, "
-      "start, complete, post, wait, test, lock, unlock, lock_all, unlock_all, sync, flush, flush_all, flush_local, "
-      "flush_local_all (mpimon)",
-      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_TIMER, MCA_BASE_VAR_TYPE_DOUBLE, nullptr, MPI_T_BIND_MPI_WIN, flags,
-      read_sync_variable, nullptr, notify_sync_variable,
-      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::seconds)));
-  mca_base_pvar_register(
-      "ompi", "osc", "monitoring", "sync_count",
-      "Number of each kind of synchronisation call on the bound window, in the order of osc_monitoring_sync_time "
-      "(mpimon)",
-      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
-      MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
-      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::calls)));
-  mca_base_pvar_register(
-      "ompi", "osc", "monitoring", "wait_time",
-      "Seconds this process waited on the bound window in each RMA wait-state pattern, 7 values in this order: "
-      "late_post, early_transfer, early_wait, late_complete, wait_at_fence, early_fence, lock_competition; every "
-      "epoch it closed is counted by the end of its next synchronisation call on the window "
-      "(osc_monitoring_wait_states 1; zeros otherwise) (mpimon)",
-      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_TIMER, MCA_BASE_VAR_TYPE_DOUBLE, nullptr, MPI_T_BIND_MPI_WIN, flags,
-      read_sync_variable, nullptr, notify_sync_variable,
-      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::wait_seconds)));
-  mca_base_pvar_register(
-      "ompi", "osc", "monitoring", "wait_count",
-      "Occurrences of each RMA wait-state pattern on the bound window, in the order of osc_monitoring_wait_time "
-      "(mpimon)",
-      OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
-      MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
-      reinterpret_cast<void*>(static_cast<uintptr_t>(SyncMetric::wait_counts)));
+  struct Variable {
+    const char* name;
+    const char* description;
+    bool timer;  // else a counter
+    SyncMetric metric;
+  };
+  static const Variable variables[] = {
+      {"sync_time",
+       "Seconds spent inside each kind of synchronisation call on the bound window, 15 values in this order: fence, "
+       "start, complete, post, wait, test, lock, unlock, lock_all, unlock_all, sync, flush, flush_all, flush_local, "
+       "flush_local_all (mpimon)",
+       true, SyncMetric::seconds},
+      {"sync_count",
+       "Number of each kind of synchronisation call on the bound window, in the order of osc_monitoring_sync_time "
+       "(mpimon)",
+       false, SyncMetric::calls},
+      {"wait_time",
+       "Seconds this process waited on the bound window in each RMA wait-state pattern, 7 values in this order: "
+       "late_post, early_transfer, early_wait, late_complete, wait_at_fence, early_fence, lock_competition; every "
+       "epoch it closed is counted by the end of its next synchronisation call on the window "
+       "(osc_monitoring_wait_states 1; zeros otherwise) (mpimon)",
+       true, SyncMetric::wait_seconds},
+      {"wait_count",
+       "Occurrences of each RMA wait-state pattern on the bound window, in the order of osc_monitoring_wait_time "
+       "(mpimon)",
+       false, SyncMetric::wait_counts},
+  };
+  for (const Variable& v : variables)
+    mca_base_pvar_register("ompi", "osc", "monitoring", v.name, v.description, OPAL_INFO_LVL_4,
+                           v.timer ? MCA_BASE_PVAR_CLASS_TIMER : MCA_BASE_PVAR_CLASS_COUNTER,
+                           v.timer ? MCA_BASE_VAR_TYPE_DOUBLE : MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
+                           MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
+                           reinterpret_cast<void*>(static_cast<uintptr_t>(v.metric)));
 }
 
 bool sync_timing = false;  // osc_monitoring_sync_timing

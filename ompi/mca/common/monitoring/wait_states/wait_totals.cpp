@@ -153,46 +153,42 @@ size_t WaitStateRegistry::freed_count() const {
 // ---------------------------------------------------------------------------------------
 // Dump lines
 
-std::string format_wait_prof_lines(int me, const std::vector<WindowWaitsEntry>& entries) {
+namespace {
+
+// The lines of one rank in either dump: .prof (tab-separated, units after the numbers,
+// names with spaces) or job file (space-separated, names escaped).
+std::string format_wait_lines(int me, const std::vector<WindowWaitsEntry>& entries, bool prof) {
+  const char separator = prof ? '\t' : ' ';
+  const std::string rank = std::to_string(me), times = prof ? " times" : "", unit = prof ? " s" : "";
   std::string out;
-  const std::string rank = std::to_string(me);
   for (const WindowWaitsEntry& e : entries) {
-    const std::string name = escape_name(e.name, false);
+    const std::string head = rank + separator + escape_name(e.name, !prof) + separator;
     for (int p = 0; p < kPatternCount; ++p) {
       for (const auto& [culprit, totals] : e.waits.culprits) {
         if (totals[p].count == 0) continue;
-        out += "# WAIT\t" + rank + '\t' + name + '\t' + pattern_name(static_cast<Pattern>(p)) + '\t' +
-               std::to_string(culprit) + '\t' + std::to_string(totals[p].count) + " times\t" +
-               seconds_text(totals[p].time) + " s\n";
+        out += (prof ? "# WAIT\t" : "wait_state ") + head + pattern_name(static_cast<Pattern>(p)) + separator +
+               std::to_string(culprit) + separator + std::to_string(totals[p].count) + times + separator +
+               seconds_text(totals[p].time) + unit + '\n';
       }
     }
     const WindowWaits& w = e.waits;
-    out += "# WAIT_WINDOW\t" + rank + '\t' + name + '\t' + seconds_text(w.rma_op_time) + " s\t" +
-           std::to_string(w.unmatched) + " unmatched\t" + seconds_text(w.clock_offset) + " s\t" +
-           (w.drift_measured ? seconds_text(w.clock_drift) : std::string("-")) + " s\t" +
-           seconds_text(w.clock_uncertainty) + " s\n";
+    out += (prof ? "# WAIT_WINDOW\t" : "wait_window ") + head + seconds_text(w.rma_op_time) + unit + separator +
+           std::to_string(w.unmatched) + (prof ? " unmatched" : "") + separator + seconds_text(w.clock_offset) + unit +
+           separator + (w.drift_measured ? seconds_text(w.clock_drift) : std::string("-")) + unit + separator +
+           seconds_text(w.clock_uncertainty) + unit + '\n';
   }
   return out;
 }
 
+}  // namespace
+
+std::string format_wait_prof_lines(int me, const std::vector<WindowWaitsEntry>& entries) {
+  return format_wait_lines(me, entries, true);
+}
+
 std::string format_wait_job_lines(int me, const std::vector<WindowWaitsEntry>& entries, double process_seconds) {
-  std::string out;
+  std::string out = format_wait_lines(me, entries, false);
   const std::string rank = std::to_string(me);
-  for (const WindowWaitsEntry& e : entries) {
-    const std::string name = escape_name(e.name, true);
-    for (int p = 0; p < kPatternCount; ++p) {
-      for (const auto& [culprit, totals] : e.waits.culprits) {
-        if (totals[p].count == 0) continue;
-        out += "wait_state " + rank + ' ' + name + ' ' + pattern_name(static_cast<Pattern>(p)) + ' ' +
-               std::to_string(culprit) + ' ' + std::to_string(totals[p].count) + ' ' + seconds_text(totals[p].time) +
-               '\n';
-      }
-    }
-    const WindowWaits& w = e.waits;
-    out += "wait_window " + rank + ' ' + name + ' ' + seconds_text(w.rma_op_time) + ' ' + std::to_string(w.unmatched) +
-           ' ' + seconds_text(w.clock_offset) + ' ' + (w.drift_measured ? seconds_text(w.clock_drift) : "-") + ' ' +
-           seconds_text(w.clock_uncertainty) + '\n';
-  }
   char seconds[64];
   std::snprintf(seconds, sizeof seconds, "%.9f", process_seconds);
   out += "wait_process_time " + rank + ' ' + seconds + '\n';
