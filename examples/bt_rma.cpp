@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -37,14 +38,12 @@ enum class Variant { fence, gats_fence, gats, gats_opt };
 int rank = 0, size = 1;
 MPI_Comm grid;
 int dims[3] = {0, 0, 0}, coords[3];
-int n[3];               // local points per dimension
+int n[3];                // local points per dimension
 int lower[3], upper[3];  // neighbours (periodic)
 
 // u with a halo of one point on each side; index (i, j, k) in [-1, n].
 std::vector<double> u, rhs;
-size_t at(int i, int j, int k) {
-  return (static_cast<size_t>(i + 1) * (n[1] + 2) + (j + 1)) * (n[2] + 2) + (k + 1);
-}
+size_t at(int i, int j, int k) { return (static_cast<size_t>(i + 1) * (n[1] + 2) + (j + 1)) * (n[2] + 2) + (k + 1); }
 
 // A face: the plane of dimension d at index `plane` (-1 and n[d] are halos).
 int face_points(int d) { return n[(d + 1) % 3] * n[(d + 2) % 3]; }
@@ -93,8 +92,8 @@ void update_rhs(bool interior) {
       for (int k = 0; k < n[2]; ++k) {
         const bool inner = i > 0 && i < n[0] - 1 && j > 0 && j < n[1] - 1 && k > 0 && k < n[2] - 1;
         if (inner != interior) continue;
-        rhs[at(i, j, k)] = 0.1 * (u[at(i - 1, j, k)] + u[at(i + 1, j, k)] + u[at(i, j - 1, k)] +
-                                  u[at(i, j + 1, k)] + u[at(i, j, k - 1)] + u[at(i, j, k + 1)]) +
+        rhs[at(i, j, k)] = 0.1 * (u[at(i - 1, j, k)] + u[at(i + 1, j, k)] + u[at(i, j - 1, k)] + u[at(i, j + 1, k)] +
+                                  u[at(i, j, k - 1)] + u[at(i, j, k + 1)]) +
                            0.4 * u[at(i, j, k)] + 1.0;  // a source: the solution tends to a steady state
       }
 }
@@ -230,16 +229,17 @@ int main(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "fence";
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 100;
   const int points = argc > 3 ? std::atoi(argv[3]) : 47;
-  Variant v;
-  if (name == "fence") v = Variant::fence;
-  else if (name == "gats_fence") v = Variant::gats_fence;
-  else if (name == "gats") v = Variant::gats;
-  else if (name == "gats_opt") v = Variant::gats_opt;
-  else {
+  const std::pair<const char*, Variant> known[] = {{"fence", Variant::fence},
+                                                   {"gats_fence", Variant::gats_fence},
+                                                   {"gats", Variant::gats},
+                                                   {"gats_opt", Variant::gats_opt}};
+  const auto found = std::find_if(std::begin(known), std::end(known), [&](const auto& k) { return name == k.first; });
+  if (found == std::end(known)) {
     std::fprintf(stderr, "bt_rma: unknown variant '%s' (fence, gats_fence, gats, gats_opt)\n", name.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
     return 2;
   }
+  const Variant v = found->second;
   face_wins.fill(MPI_WIN_NULL);
   MPI_Dims_create(size, 3, dims);
   const int periods[3] = {1, 1, 1};

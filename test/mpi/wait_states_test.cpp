@@ -47,12 +47,13 @@ struct ScenarioRun {
 };
 
 std::vector<std::string> wait_state_arguments(const std::string& osc, const std::string& wait_states = "1") {
-  return concat_arguments(monitoring_arguments(2), {"--mca", "osc", osc + ",monitoring", "--mca",
-                                                    "osc_monitoring_wait_states", wait_states, "--mca",
-                                                    "mpi_yield_when_idle", "1"});
+  return concat_arguments(monitoring_arguments(2),
+                          {"--mca", "osc", osc + ",monitoring", "--mca", "osc_monitoring_wait_states", wait_states,
+                           "--mca", "mpi_yield_when_idle", "1"});
 }
 
-ScenarioRun run_scenario(const std::string& osc, const std::string& scenario, const std::vector<std::string>& extra = {}) {
+ScenarioRun run_scenario(const std::string& osc, const std::string& scenario,
+                         const std::vector<std::string>& extra = {}) {
   ScenarioRun run;
   std::vector<std::string> arguments = concat_arguments(wait_state_arguments(osc), extra);
   arguments.insert(arguments.end(), {kProgram, scenario, std::to_string(D)});
@@ -89,8 +90,8 @@ std::string check_expected(const ScenarioRun& run, const std::vector<Expected>& 
   return problems;
 }
 
-ScenarioRun run_until_expected(const std::string& osc, const std::string& scenario, const std::vector<Expected>& expected,
-                       const std::vector<std::string>& extra = {}) {
+ScenarioRun run_until_expected(const std::string& osc, const std::string& scenario,
+                               const std::vector<Expected>& expected, const std::vector<std::string>& extra = {}) {
   ScenarioRun run;
   for (int attempt = 0; attempt < 3; ++attempt) {
     run = run_scenario(osc, scenario, extra);
@@ -135,16 +136,16 @@ void expect_scenario(const std::string& osc, const std::string& scenario, const 
   }
 }
 
-std::vector<Expected> from_origins(Pattern pattern) {
-  return {{1, pattern, 0}, {2, pattern, 0}, {3, pattern, 0}};
-}
+std::vector<Expected> from_origins(Pattern pattern) { return {{1, pattern, 0}, {2, pattern, 0}, {3, pattern, 0}}; }
 
 const std::vector<Expected> kEarlyWait = {{0, Pattern::early_wait, 3}};
 const std::vector<Expected> kLateComplete = {{0, Pattern::early_wait, 3}, {0, Pattern::late_complete, 3}};
 const std::vector<Expected> kWaitAtFence = {
     {0, Pattern::wait_at_fence, 3}, {1, Pattern::wait_at_fence, 3}, {2, Pattern::wait_at_fence, 3}};
-const std::vector<Expected> kEarlyFence = {{0, Pattern::early_fence, 3}, {0, Pattern::wait_at_fence, 3},
-                                           {1, Pattern::wait_at_fence, 3}, {2, Pattern::wait_at_fence, 3}};
+const std::vector<Expected> kEarlyFence = {{0, Pattern::early_fence, 3},
+                                           {0, Pattern::wait_at_fence, 3},
+                                           {1, Pattern::wait_at_fence, 3},
+                                           {2, Pattern::wait_at_fence, 3}};
 const std::vector<Expected> kLockCompetition = {{2, Pattern::lock_competition, 1}};
 
 }  // namespace
@@ -188,8 +189,8 @@ TEST(WaitStates, BalancedRunShowsNothingAboveAFifthOfD4Ranks) {
       problems.clear();
       for (const auto& [key, seconds] : run.totals)
         if (seconds > 0.2 * D)
-          problems += osc + ": rank " + std::to_string(key.first) + " " + wait_states::pattern_name(key.second) +
-                      " " + std::to_string(seconds) + " s\n";
+          problems += osc + ": rank " + std::to_string(key.first) + " " + wait_states::pattern_name(key.second) + " " +
+                      std::to_string(seconds) + " s\n";
       if (problems.empty()) {
         expect_pvars_match_job_file(run);
         for (const auto& w : run.waits.windows) EXPECT_EQ(w.unmatched, 0u) << osc << " rank " << w.rank;
@@ -264,7 +265,8 @@ TEST(WaitStates, InvalidValuesWarnOnceAndLeaveWaitStatesOff4Ranks) {
 }
 
 TEST(WaitStates, OffWithThreadMultipleSaidOnce4Ranks) {
-  const JobResult job = run_job(4, concat_arguments(wait_state_arguments("rdma"), {MPIMON_OSC_PATTERNS, "ops", "threads"}));
+  const JobResult job =
+      run_job(4, concat_arguments(wait_state_arguments("rdma"), {MPIMON_OSC_PATTERNS, "ops", "threads"}));
   expect_every_rank_ok(job, 4, "ops");
   const std::string warning = "osc_monitoring_wait_states 1 is not supported with MPI_THREAD_MULTIPLE";
   const size_t first = job.output.find(warning);
@@ -310,8 +312,7 @@ TEST(WaitStates, ToolsShowTheWaitStates4Ranks) {
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   const JobResult none = run_shell(plain.folder, MPIMON_BIN " waits mpimon-job.txt");
   EXPECT_EQ(none.exit_code, 1);
-  EXPECT_NE(none.output.find("no wait states (run the job with --mca osc_monitoring_wait_states 1)"),
-            std::string::npos)
+  EXPECT_NE(none.output.find("no wait states (run the job with --mca osc_monitoring_wait_states 1)"), std::string::npos)
       << none.output;
 }
 
@@ -322,7 +323,8 @@ TEST(WaitStates, EachWaitStateRaisesAnEvent4Ranks) {
                                      "MEL_EVENTS=mpimon_osc_wait_state", kProgram, "late_post", std::to_string(D)});
   const JobResult job = run_job(4, arguments);
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  const std::regex event(R"('mpimon_osc_wait_state' win_id=\d+ pattern=late_post waiter=(\d) culprit=0 seconds=([0-9.]+))");
+  const std::regex event(
+      R"('mpimon_osc_wait_state' win_id=\d+ pattern=late_post waiter=(\d) culprit=0 seconds=([0-9.]+))");
   for (int r = 1; r < 4; ++r) {
     const std::string log = read_text(job.folder / ("mel." + std::to_string(r) + ".log"));
     std::smatch m;
@@ -332,3 +334,39 @@ TEST(WaitStates, EachWaitStateRaisesAnEvent4Ranks) {
   }
 }
 #endif
+
+TEST(WaitStates, BtRmaKernelSameResultInEveryVariantAndPatternsFollowTheSynchronisation4Ranks) {
+  std::string checksum;
+  for (const std::string variant : {"fence", "gats_fence", "gats", "gats_opt"}) {
+    std::vector<std::string> arguments = wait_state_arguments("rdma");
+    arguments.insert(arguments.end(), {MPIMON_BT_RMA, variant, "10", "24"});
+    const JobResult job = run_job(4, arguments);
+    ASSERT_EQ(job.exit_code, 0) << job.output;
+    const std::smatch m = [&] {
+      std::smatch found;
+      std::regex_search(job.output, found, std::regex("checksum (\\S+)"));
+      return found;
+    }();
+    ASSERT_FALSE(m.empty()) << job.output;
+    if (checksum.empty()) checksum = m[1];
+    EXPECT_EQ(m[1], checksum) << variant;
+    const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
+    const auto waits = wait_states::read_wait_annotations(file.annotations, "mpimon-job.txt");
+    uint64_t fence_waits = 0, active_target_waits = 0;
+    for (const auto& w : waits.waits) {
+      if (w.pattern == Pattern::wait_at_fence) fence_waits += w.count;
+      if (w.pattern == Pattern::late_post || w.pattern == Pattern::early_wait) active_target_waits += w.count;
+    }
+    // Fences in every exchange: someone is last at each (10 iterations x 4 fences).
+    if (variant == "fence") {
+      EXPECT_GT(fence_waits, 0u);
+      EXPECT_EQ(active_target_waits, 0u);
+    } else {
+      EXPECT_GT(active_target_waits, 0u) << variant;
+    }
+    if (variant == "gats" || variant == "gats_opt") {
+      EXPECT_EQ(fence_waits, 0u) << variant;
+    }
+    EXPECT_EQ(waits.windows.size(), variant == "fence" ? 4u : variant == "gats_fence" ? 8u : 28u) << variant;
+  }
+}

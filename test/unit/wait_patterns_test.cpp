@@ -150,7 +150,7 @@ TEST(WaitPatterns, TestLoopsCountOnlyTheTimeInsideTheCallsBeforeTheLatestComplet
   std::vector<ExposureOrigin> origins{origin(1, 55, 50.5)};  // its last put ended at 50.5
   std::vector<Wait> out;
   detect_exposure_waits(ExposureEpoch{ClosingCalls{calls, ms(3)}, origins}, out);
-  EXPECT_EQ(find(out, Pattern::early_wait).duration, ms(3 + 6));  // the older calls, then those at 0..50
+  EXPECT_EQ(find(out, Pattern::early_wait).duration, ms(3 + 6));   // the older calls, then those at 0..50
   EXPECT_EQ(find(out, Pattern::late_complete).duration, ms(0.5));  // the second half of the call at 50..51
 }
 

@@ -71,10 +71,11 @@ TEST(WaitTotals, JobLinesReadBackExactly) {
   registry.add_unmatched(1, 2);
   registry.set_clock(1, -5'000'000'000, 12'000);
   registry.set_drift(1, 3'000);
-  const std::string text = "# mpimon job file (one record per non-zero source, destination, category)\n"
-                           "format mpimon-job 1\nworld_size 4\nenable_level 2\nopen_mpi 4.1.4\n"
-                           "start 2026-01-01T00:00:00Z\nend 2026-01-01T00:00:01Z\nrecords\n" +
-                           format_wait_job_lines(2, registry.entries([](uint64_t) { return "halo x"; }), 12.5);
+  const std::string text =
+      "# mpimon job file (one record per non-zero source, destination, category)\n"
+      "format mpimon-job 1\nworld_size 4\nenable_level 2\nopen_mpi 4.1.4\n"
+      "start 2026-01-01T00:00:00Z\nend 2026-01-01T00:00:01Z\nrecords\n" +
+      format_wait_job_lines(2, registry.entries([](uint64_t) { return "halo x"; }), 12.5);
   EXPECT_NE(text.find("wait_state 2 halo%20x late_post 0 2 0.500000000\n"), std::string::npos) << text;
   const JobFile file = parse_job_file(text, "job.txt");
   const WaitAnnotations a = read_wait_annotations(file.annotations, "job.txt");

@@ -27,8 +27,9 @@ JobAnnotations read_job_annotations(const std::string& path) {
   if (!is_job_file(path))
     throw FormatError(path + ":1: expected a job file (wait states are written to the job file only)");
   JobAnnotations out;
-  out.header = for_each_job_record(read_dump_text(path), path, [](const JobRecord&) {},
-                                   [&](JobAnnotation&& a) { out.annotations.push_back(std::move(a)); });
+  out.header = for_each_job_record(
+      read_dump_text(path), path, [](const JobRecord&) {},
+      [&](JobAnnotation&& a) { out.annotations.push_back(std::move(a)); });
   return out;
 }
 
@@ -154,9 +155,7 @@ WaitMatrix wait_matrix(const WaitAnnotations& annotations, std::optional<Pattern
 }
 
 std::string format_wait_matrix(const WaitMatrix& m, WaitMatrixFormat format, bool counts) {
-  auto text_of = [&](const WaitCell& c) {
-    return counts ? std::to_string(c.count) : number("%.6f", c.seconds);
-  };
+  auto text_of = [&](const WaitCell& c) { return counts ? std::to_string(c.count) : number("%.6f", c.seconds); };
   std::string out;
   if (format == WaitMatrixFormat::matrix_market) {
     out = "%%MatrixMarket matrix coordinate " + std::string(counts ? "integer" : "real") +

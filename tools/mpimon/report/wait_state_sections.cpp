@@ -31,7 +31,8 @@ std::string wait_heatmap(const WaitMatrix& m, const std::string& title) {
     return per_bin == 1 ? std::to_string(b)
                         : std::to_string(b * per_bin) + "-" + std::to_string(std::min(m.ranks, (b + 1) * per_bin) - 1);
   };
-  std::string out = "<h3>" + escape_markup(title) + "</h3>\n<table style=\"font-size:11px\"><tr><th>waiter \\ waited for</th>";
+  std::string out =
+      "<h3>" + escape_markup(title) + "</h3>\n<table style=\"font-size:11px\"><tr><th>waiter \\ waited for</th>";
   for (int32_t c = 0; c < bins; ++c) out += "<th>" + label(c) + "</th>";
   out += "</tr>\n";
   for (int32_t r = 0; r < bins; ++r) {
@@ -39,10 +40,10 @@ std::string wait_heatmap(const WaitMatrix& m, const std::string& title) {
     for (int32_t c = 0; c < bins; ++c) {
       const double v = cells[static_cast<size_t>(r) * bins + c];
       const double a = max > 0 ? v / max : 0;
-      out += v > 0 ? "<td style=\"background:rgba(200,30,30," + fixed("%.2f", 0.1 + 0.9 * a) + ")\" title=\"" +
-                         label(r) + " waited " + fixed("%.6f", v) + " s for " + label(c) + "\">" + fixed("%.3f", v) +
-                         "</td>"
-                   : "<td></td>";
+      out += v > 0
+                 ? "<td style=\"background:rgba(200,30,30," + fixed("%.2f", 0.1 + 0.9 * a) + ")\" title=\"" + label(r) +
+                       " waited " + fixed("%.6f", v) + " s for " + label(c) + "\">" + fixed("%.3f", v) + "</td>"
+                 : "<td></td>";
     }
     out += "</tr>\n";
   }
@@ -82,8 +83,9 @@ std::string rma_wait_states_section(const ReportInput& input) {
   for (int p = 0; p < kPatternCount; ++p) {
     if (s.job.counts[p] == 0) continue;
     const auto pattern = static_cast<Pattern>(p);
-    out += wait_heatmap(wait_matrix(waits, pattern, s.ranks),
-                        std::string("Who made whom wait: ") + mpimon::wait_states::pattern_name(pattern) + " (seconds)");
+    out +=
+        wait_heatmap(wait_matrix(waits, pattern, s.ranks),
+                     std::string("Who made whom wait: ") + mpimon::wait_states::pattern_name(pattern) + " (seconds)");
   }
   return out;
 }

@@ -29,8 +29,8 @@ struct ClockSample {
 };
 
 struct ClockOffset {
-  Nanos offset = 0;        // add to our clock to get the reference clock
-  Nanos uncertainty = 0;   // half the shortest round trip
+  Nanos offset = 0;       // add to our clock to get the reference clock
+  Nanos uncertainty = 0;  // half the shortest round trip
 };
 
 // The estimate from the sample with the shortest round trip; nullopt without samples.

@@ -120,7 +120,8 @@ class ShadowLayout {
     return complete_bytes() + (fence_number & 1) * sizeof(FenceRecord);
   }
   size_t lock_record(int32_t releaser) const {
-    return complete_bytes() + 2 * sizeof(FenceRecord) + static_cast<size_t>(releaser % kLockRecords) * sizeof(LockRecord);
+    return complete_bytes() + 2 * sizeof(FenceRecord) +
+           static_cast<size_t>(releaser % kLockRecords) * sizeof(LockRecord);
   }
   size_t lock_records() const { return lock_record(0); }
   size_t bytes() const { return lock_records() + kLockRecords * sizeof(LockRecord); }

@@ -38,7 +38,7 @@ struct WindowWaits {
   Nanos clock_offset = 0;
   Nanos clock_uncertainty = 0;  // half the best round trip
   bool drift_measured = false;
-  Nanos clock_drift = 0;        // offset measured at free minus offset at creation
+  Nanos clock_drift = 0;  // offset measured at free minus offset at creation
 
   void add(Pattern pattern, Nanos duration, int32_t culprit_world_rank);
   void merge(const WindowWaits& other);

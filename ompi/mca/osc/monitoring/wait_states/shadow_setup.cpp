@@ -16,7 +16,7 @@ using namespace mpimon::wait_states;
 
 namespace {
 
-bool creating = false;             // our shadow window is being created (single-threaded processes only)
+bool creating = false;              // our shadow window is being created (single-threaded processes only)
 std::string last_shadow_component;  // the OSC component that created it
 
 // Tags on our private communicator (nothing else uses it).
@@ -41,8 +41,8 @@ std::optional<ClockOffset> measure_clock(MPI_Comm comm, int rank, int size) {
     PMPI_Op_create(scan_function, 0, &scan_op);
   }
   const Settings& settings = current_settings();
-  const bool own_domain =
-      !settings.testing_shift.ranks.empty() && settings.testing_shift.applies_to(settings.world_rank, settings.host_name);
+  const bool own_domain = !settings.testing_shift.ranks.empty() &&
+                          settings.testing_shift.applies_to(settings.world_rank, settings.host_name);
   uint64_t domain = clock_domain_id(settings.host_name, own_domain), left = domain;
   int rc = PMPI_Sendrecv(&domain, 1, MPI_UINT64_T, rank + 1 < size ? rank + 1 : MPI_PROC_NULL, kTagDomain, &left, 1,
                          MPI_UINT64_T, rank > 0 ? rank - 1 : MPI_PROC_NULL, kTagDomain, comm, MPI_STATUS_IGNORE);
@@ -213,8 +213,8 @@ PostRecord Shadow::receive_post_record(int target) {
 
 void Shadow::accumulate_max(FenceRecord record, int target, size_t disp) {
   open_epoch(target);
-  if (PMPI_Accumulate(&record, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(disp), 1, MPI_UINT64_T, MPI_MAX,
-                      win) == MPI_SUCCESS)
+  if (PMPI_Accumulate(&record, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(disp), 1, MPI_UINT64_T, MPI_MAX, win) ==
+      MPI_SUCCESS)
     PMPI_Win_flush(target, win);
   unflushed.erase(target);
 }

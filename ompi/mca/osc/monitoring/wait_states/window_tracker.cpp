@@ -29,9 +29,8 @@ Nanos testing_shift = 0;  // applied to this process's clock (testing only)
 
 void configure(const Settings& settings) {
   settings_ = settings;
-  testing_shift = settings.testing_shift.applies_to(settings.world_rank, settings.host_name)
-                      ? settings.testing_shift.shift
-                      : 0;
+  testing_shift =
+      settings.testing_shift.applies_to(settings.world_rank, settings.host_name) ? settings.testing_shift.shift : 0;
 }
 
 const Settings& current_settings() { return settings_; }
@@ -65,8 +64,8 @@ struct WindowTracker::Impl {
   uint32_t releases = 0;
   uint64_t fences = 0;
 
-  Nanos enter = 0;        // entry of the synchronisation call in progress
-  Nanos op_time = 0;      // time inside operations, not yet handed to the registry
+  Nanos enter = 0;          // entry of the synchronisation call in progress
+  Nanos op_time = 0;        // time inside operations, not yet handed to the registry
   std::vector<Wait> waits;  // reused
 
   // Access epoch (start .. complete)
@@ -270,7 +269,8 @@ void WindowTracker::after_complete(int rc) {
   s.access_view.clear();
   bool unmatched = false;
   for (Impl::Target& t : s.targets) {
-    const PostRecord r = t.data.rank == s.rank ? s.own_post_records[t.epoch & 1] : s.shadow.receive_post_record(t.data.rank);
+    const PostRecord r =
+        t.data.rank == s.rank ? s.own_post_records[t.epoch & 1] : s.shadow.receive_post_record(t.data.rank);
     t.data.post_known = valid(r, t.data.rank, t.epoch);
     t.data.post_enter = r.post_enter;
     unmatched = unmatched || !t.data.post_known;
@@ -346,8 +346,8 @@ void WindowTracker::after_test(int rc, bool flag) {
   s.test_next = (s.test_next + 1) % Impl::kRecentTests;
   s.test_count = std::min(s.test_count + 1, Impl::kRecentTests);
   if (!flag) return;
-  s.close_exposure(ClosingCalls{std::span<const Interval>(s.tests.data(), static_cast<size_t>(s.test_count)),
-                                 s.earlier_tests});
+  s.close_exposure(
+      ClosingCalls{std::span<const Interval>(s.tests.data(), static_cast<size_t>(s.test_count)), s.earlier_tests});
   s.test_count = s.test_next = 0;
   s.earlier_tests = 0;
 }
@@ -362,7 +362,7 @@ void WindowTracker::after_lock(int, int target, int assert, int rc) {
   if (rc != OMPI_SUCCESS) return;
   Impl::Lock lock;
   lock.lock = {s.enter, exit};
-  lock.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  lock.nocheck = (assert& MPI_MODE_NOCHECK) != 0;
   s.locks[target] = lock;
 }
 
