@@ -3,18 +3,23 @@
 #include <gtest/gtest.h>
 
 #include "job_format.h"
+#include "matrix_formats.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {
 namespace {
 
-std::vector<JobAnnotation> annotations() {
+// What read_dumps gives for a job file of 2 ranks with these lines.
+Dumps dumps() {
   auto a = [](std::string keyword, std::vector<std::string> fields) {
     return JobAnnotation{std::move(keyword), std::move(fields), 1};
   };
-  return {
-      a("window_sync", {"0", "halo%20x", "fence", "10", "2.000000000"}),
-      a("window_sync", {"1", "halo%20x", "fence", "10", "1.000000000"}),
+  Dumps d;
+  d.files = {"job.txt"};
+  d.have_header = true;
+  d.header.world_size = 2;
+  d.window_syncs = {{0, "halo x", "fence", 10, 2.0}, {1, "halo x", "fence", 10, 1.0}};
+  d.annotations = {
       a("wait_state", {"0", "halo%20x", "wait_at_fence", "1", "4", "1.500000000"}),
       a("wait_state", {"0", "halo%20x", "early_fence", "1", "2", "0.500000000"}),
       a("wait_state", {"1", "other", "late_post", "0", "1", "0.250000000"}),
@@ -23,10 +28,11 @@ std::vector<JobAnnotation> annotations() {
       a("wait_process_time", {"0", "5.000000000"}),
       a("wait_process_time", {"1", "5.000000000"}),
   };
+  return d;
 }
 
 TEST(WaitSummary, TotalsPerPatternAndWindowAgainstTheJobsTime) {
-  const WaitSummary s = summarize_waits(annotations(), "job.txt", 2);
+  const WaitSummary s = summarize_waits(dumps());
   EXPECT_TRUE(s.has_wait_states);
   EXPECT_DOUBLE_EQ(s.total_seconds, 10.0);
   EXPECT_DOUBLE_EQ(s.job.sync_seconds, 3.0);
@@ -38,11 +44,14 @@ TEST(WaitSummary, TotalsPerPatternAndWindowAgainstTheJobsTime) {
   EXPECT_EQ(s.unmatched, 3u);
   EXPECT_DOUBLE_EQ(s.max_clock_drift, 2e-6);
   EXPECT_DOUBLE_EQ(s.max_clock_uncertainty, 2e-5);
-  EXPECT_FALSE(summarize_waits({}, "job.txt", 2).has_wait_states);
+  EXPECT_FALSE(summarize_waits(Dumps{}).has_wait_states);
+  Dumps outside = dumps();
+  outside.annotations.push_back({"wait_state", {"2", "w", "late_post", "0", "1", "0.1"}, 9});  // rank 2 of 2
+  EXPECT_THROW(summarize_waits(outside), FormatError);
 }
 
 TEST(WaitSummary, TableRowsInThePapersOrderWithShares) {
-  const WaitSummary s = summarize_waits(annotations(), "job.txt", 2);
+  const WaitSummary s = summarize_waits(dumps());
   const std::string text = format_wait_table({{"run", s}}, false);
   EXPECT_EQ(text,
             "metric               run [s]      %\n"
@@ -62,12 +71,13 @@ TEST(WaitSummary, TableRowsInThePapersOrderWithShares) {
 }
 
 TEST(WaitSummary, WhoMadeWhomWaitPerPatternOrAll) {
-  const auto waits = wait_states::read_wait_annotations(annotations(), "job.txt");
-  const WaitMatrix fence = wait_matrix(waits, Pattern::wait_at_fence, 2);
+  const WaitMatrix fence = read_wait_matrix(dumps(), "wait_at_fence");
   ASSERT_EQ(fence.cells.size(), 1u);
   EXPECT_DOUBLE_EQ(fence.cells.at({0, 1}).seconds, 1.5);
   EXPECT_EQ(format_wait_matrix(fence, WaitMatrixFormat::csv, true), "waiter,0,1\n0,0,4\n1,0,0\n");
-  const WaitMatrix all = wait_matrix(waits, std::nullopt, 2);
+  const WaitMatrix all = read_wait_matrix(dumps(), "all");
+  EXPECT_EQ(format_wait_matrix(all, WaitMatrixFormat::sparse_csv, false),
+            "waiter,culprit,seconds\n0,1,2.000000\n1,0,0.250000\n");
   EXPECT_EQ(format_wait_matrix(all, WaitMatrixFormat::matrix_market, false),
             "%%MatrixMarket matrix coordinate real general\n"
             "% row: waiting rank, column: the rank it waited for (1-based); seconds\n"
@@ -76,6 +86,14 @@ TEST(WaitSummary, WhoMadeWhomWaitPerPatternOrAll) {
   EXPECT_NE(text.find("waited for"), std::string::npos);
   EXPECT_NE(text.find("2.000000"), std::string::npos) << text;
   EXPECT_EQ(wait_pattern_choices().back(), "all");
+  WaitMatrix huge;
+  huge.ranks = kDenseTextRanks + 1;
+  huge.cells[{0, 1}] = {1.0, 1};
+  EXPECT_THROW(format_wait_matrix(huge, WaitMatrixFormat::text, false), std::invalid_argument);
+  EXPECT_NO_THROW(format_wait_matrix(huge, WaitMatrixFormat::csv, false));
+  huge.ranks = kDenseFileRanks + 1;
+  EXPECT_THROW(format_wait_matrix(huge, WaitMatrixFormat::csv, false), std::invalid_argument);
+  EXPECT_NO_THROW(format_wait_matrix(huge, WaitMatrixFormat::matrix_market, false));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "wait_summary.h"
 
-#include "traffic_matrix.h"
+#include <stdexcept>
+
+#include "matrix_formats.h"
 
 #include <algorithm>
 #include <charconv>
@@ -23,22 +25,19 @@ std::string number(const char* format, double v) {
 
 }  // namespace
 
-JobAnnotations read_job_annotations(const std::string& path) {
-  if (!is_job_file(path))
-    throw FormatError(path + ":1: expected a job file (wait states are written to the job file only)");
-  JobAnnotations out;
-  out.header = for_each_job_record(
-      read_dump_text(path), path, [](const JobRecord&) {},
-      [&](JobAnnotation&& a) { out.annotations.push_back(std::move(a)); });
-  return out;
-}
+namespace {
 
-WaitSummary summarize_waits(const std::vector<JobAnnotation>& annotations, std::string_view file_name,
-                            int32_t world_size) {
-  const WaitAnnotations waits = read_wait_annotations(annotations, file_name);
+// The name errors are reported under (the annotations of several files are together).
+std::string input_name(const Dumps& dumps) { return dumps.files.empty() ? "input" : dumps.files.back(); }
+
+}  // namespace
+
+WaitSummary summarize_waits(const Dumps& dumps) {
+  const int32_t world = dumps.have_header ? dumps.header.world_size : 0;
+  const WaitAnnotations waits = read_wait_annotations(dumps.annotations, input_name(dumps), world);
   WaitSummary s;
   s.has_wait_states = !waits.empty();
-  s.ranks = world_size;
+  s.ranks = std::max(world, dumps.matrix.ranks());
   for (const auto& [rank, seconds] : waits.process_seconds) {
     s.total_seconds += seconds;
     s.ranks = std::max(s.ranks, rank + 1);
@@ -58,15 +57,10 @@ WaitSummary summarize_waits(const std::vector<JobAnnotation>& annotations, std::
     s.max_clock_uncertainty = std::max(s.max_clock_uncertainty, w.clock_uncertainty);
     if (w.clock_drift) s.max_clock_drift = std::max(s.max_clock_drift, std::fabs(*w.clock_drift));
   }
-  // Time inside synchronisation calls (window_sync: <rank> <window> <kind> <calls> <seconds>).
-  for (const JobAnnotation& a : annotations) {
-    if (a.keyword != "window_sync" || a.fields.size() != 5) continue;
-    double seconds = 0;
-    const std::string& f = a.fields[4];
-    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), seconds);
-    if (ec != std::errc{} || end != f.data() + f.size()) continue;  // not ours to judge here
-    s.job.sync_seconds += seconds;
-    if (s.has_wait_states) s.windows[unescape_name(a.fields[1])].sync_seconds += seconds;
+  // Time inside synchronisation calls.
+  for (const WindowSyncRow& r : dumps.window_syncs) {
+    s.job.sync_seconds += r.seconds;
+    if (s.has_wait_states) s.windows[r.window].sync_seconds += r.seconds;
   }
   return s;
 }
@@ -154,9 +148,21 @@ WaitMatrix wait_matrix(const WaitAnnotations& annotations, std::optional<Pattern
   return m;
 }
 
+WaitMatrix read_wait_matrix(const Dumps& dumps, const std::string& pattern) {
+  const int32_t world = dumps.have_header ? dumps.header.world_size : 0;
+  return wait_matrix(read_wait_annotations(dumps.annotations, input_name(dumps), world),
+                     mpimon::wait_states::pattern_of(pattern), std::max(world, dumps.matrix.ranks()));
+}
+
 std::string format_wait_matrix(const WaitMatrix& m, WaitMatrixFormat format, bool counts) {
   auto text_of = [&](const WaitCell& c) { return counts ? std::to_string(c.count) : number("%.6f", c.seconds); };
   std::string out;
+  if (format == WaitMatrixFormat::sparse_csv) {
+    out = std::string("waiter,culprit,") + (counts ? "occurrences" : "seconds") + "\n";
+    for (const auto& [key, c] : m.cells)
+      out += std::to_string(key.first) + "," + std::to_string(key.second) + "," + text_of(c) + "\n";
+    return out;
+  }
   if (format == WaitMatrixFormat::matrix_market) {
     out = "%%MatrixMarket matrix coordinate " + std::string(counts ? "integer" : "real") +
           " general\n% row: waiting rank, column: the rank it waited for (1-based); " +
@@ -167,6 +173,11 @@ std::string format_wait_matrix(const WaitMatrix& m, WaitMatrixFormat format, boo
     return out;
   }
   const bool csv = format == WaitMatrixFormat::csv;
+  const int32_t limit = csv ? kDenseFileRanks : kDenseTextRanks;
+  if (m.ranks > limit)
+    throw std::invalid_argument("a dense " + std::string(csv ? "CSV" : "text") + " matrix of " +
+                                std::to_string(m.ranks) + " ranks (at most " + std::to_string(limit) +
+                                "): use --format sparse or mtx");
   std::vector<std::vector<std::string>> grid(static_cast<size_t>(m.ranks),
                                              std::vector<std::string>(static_cast<size_t>(m.ranks), csv ? "0" : "."));
   for (const auto& [key, c] : m.cells) grid[key.first][key.second] = text_of(c);

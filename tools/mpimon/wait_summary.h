@@ -1,7 +1,8 @@
-// RMA wait states as the tools show them, from a job file's annotations (wait_state,
-// wait_window, wait_process_time, window_sync lines; docs/formats.md): the paper's
-// Table 2 (time per pattern and share of the job's time, per job and per window) and the
-// who-makes-whom-wait matrix of a pattern. O(annotations): no dense N x N structure.
+// RMA wait states as the tools show them, from what read_dumps(..., Annotations::read)
+// returns for job files (wait_state, wait_window, wait_process_time annotations and the
+// window_sync rows; docs/formats.md): the paper's Table 2 (time per pattern and share of
+// the job's time, per job and per window) and the who-makes-whom-wait matrix of a
+// pattern. O(annotations): nothing dense but the bounded dense formats.
 #pragma once
 
 #include <array>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "dumps.h"
 #include "job_format.h"
 #include "wait_patterns.h"
 #include "wait_totals.h"
@@ -39,17 +41,9 @@ struct WaitSummary {
   double max_clock_uncertainty = 0;  // largest half round trip of the offset measurements
 };
 
-// A job file's header and annotations (records skipped). FormatError if `path` is not a
-// job file (wait states are only in job files) or is malformed.
-struct JobAnnotations {
-  JobHeader header;
-  std::vector<JobAnnotation> annotations;
-};
-JobAnnotations read_job_annotations(const std::string& path);
-
-// Throws FormatError for a malformed wait-state annotation.
-WaitSummary summarize_waits(const std::vector<JobAnnotation>& annotations, std::string_view file_name,
-                            int32_t world_size);
+// Throws FormatError for a malformed wait-state annotation (ranks checked against the
+// job file's world size).
+WaitSummary summarize_waits(const Dumps& dumps);
 
 // The paper's Table 2: one column per job (its label), rows Total time, RMA
 // synchronisation, Wait at Fence, Early Fence, Early Wait, Late Complete, Late Post,
@@ -69,10 +63,14 @@ struct WaitMatrix {
 };
 WaitMatrix wait_matrix(const mpimon::wait_states::WaitAnnotations& annotations, std::optional<Pattern> pattern,
                        int32_t world_size);
+// The same from what was read; `pattern` a pattern's name or "all".
+WaitMatrix read_wait_matrix(const Dumps& dumps, const std::string& pattern);
 
-// Dense text (small jobs), CSV ("waiter,<0>,<1>,..."), or MatrixMarket (non-zeros);
-// `counts`: occurrences instead of seconds.
-enum class WaitMatrixFormat { text, csv, matrix_market };
+// Dense text (up to kDenseTextRanks), dense CSV ("waiter,<0>,<1>,...", up to
+// kDenseFileRanks), sparse CSV ("waiter,culprit,<value>"), or MatrixMarket (non-zeros);
+// dense formats beyond their size throw std::invalid_argument. `counts`: occurrences
+// instead of seconds.
+enum class WaitMatrixFormat { text, csv, sparse_csv, matrix_market };
 std::string format_wait_matrix(const WaitMatrix& matrix, WaitMatrixFormat format, bool counts);
 
 // "late_post", ..., or "all" (every pattern summed).

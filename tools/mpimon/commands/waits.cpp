@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "options.h"
 #include "subcommand.h"
 #include "wait_summary.h"
 
@@ -31,8 +32,10 @@ int run_waits(const WaitsOptions& o) {
   }
   std::vector<std::pair<std::string, WaitSummary>> jobs;
   for (size_t i = 0; i < o.inputs.size(); ++i) {
-    const JobAnnotations job = read_job_annotations(o.inputs[i]);
-    WaitSummary s = summarize_waits(job.annotations, o.inputs[i], job.header.world_size);
+    const Dumps dumps = read_inputs({o.inputs[i]}, Annotations::read);
+    if (!dumps.have_header)
+      throw FormatError(o.inputs[i] + ": expected a job file (wait states are written to the job file only)");
+    WaitSummary s = summarize_waits(dumps);
     if (!s.has_wait_states) {
       std::cerr << "mpimon waits: " << o.inputs[i]
                 << ": no wait states (run the job with --mca osc_monitoring_wait_states 1)\n";

@@ -118,7 +118,10 @@ struct WaitAnnotations {
   std::map<int32_t, double> process_seconds;  // rank -> seconds from MPI_Init to MPI_Finalize
   bool empty() const { return waits.empty() && windows.empty() && process_seconds.empty(); }
 };
-// Picks the wait_* annotations; a malformed one throws FormatError "<file>:<line>: expected ...".
-WaitAnnotations read_wait_annotations(const std::vector<JobAnnotation>& annotations, std::string_view file_name);
+// Picks the wait_* annotations; a malformed one throws FormatError "<file>:<line>: expected
+// ...": wrong field count, unknown pattern, negative or non-finite seconds, counts from
+// 2^60 on, ranks outside [0, world_size) (when world_size > 0).
+WaitAnnotations read_wait_annotations(const std::vector<JobAnnotation>& annotations, std::string_view file_name,
+                                      int32_t world_size = 0);
 
 }  // namespace mpimon::wait_states
