@@ -317,6 +317,35 @@ TEST(ProfParse, TaggedCaptureKeepsEachRanksCommunicatorBlocks) {
   EXPECT_EQ(file.communicators[1].calls[0], 2u);
 }
 
+TEST(ProfParse, UntaggedCaptureGivesEachClassLineToTheBlockItsRankFills) {
+  // Plain mpirun stdout, as in a LAMMPS run: rank 2's block is cut by rank 1's whole dump.
+  const std::string text =
+      "D\tMPI_COMM_WORLD\tprocs: 0,1,2\n"
+      "O2A\t2\t0 bytes\t0 msgs sent\n"
+      "D\tMPI_COMM_WORLD\tprocs: 0,1,2\n"
+      "O2A\t1\t1 bytes\t1 msgs sent\n"
+      "A2O\t1\t2 bytes\t1 msgs sent\n"
+      "A2A\t1\t3 bytes\t1 msgs sent\n"
+      "D\tMPI_COMM_SELF\tprocs: 1\n"
+      "O2A\t1\t0 bytes\t0 msgs sent\n"
+      "A2O\t1\t0 bytes\t0 msgs sent\n"
+      "A2A\t1\t0 bytes\t0 msgs sent\n"
+      "A2O\t2\t24 bytes\t3 msgs sent\n"
+      "A2A\t2\t28 bytes\t9 msgs sent\n"
+      "D\tMPI_COMM_SELF\tprocs: 2\n"
+      "O2A\t2\t0 bytes\t0 msgs sent\n";
+  const ProfFile file = parse_prof(text, "out.txt", ProfInput::capture);
+  ASSERT_EQ(file.communicators.size(), 4u);
+  EXPECT_EQ(file.communicators[0].me, 2);
+  EXPECT_EQ(file.communicators[0].bytes[1], 24u);
+  EXPECT_EQ(file.communicators[0].calls[2], 9u);
+  EXPECT_EQ(file.communicators[1].me, 1);
+  EXPECT_EQ(file.communicators[1].bytes[2], 3u);
+  EXPECT_EQ(file.communicators[3].me, 2);
+  // A second line of one class for one rank is still an error, as in a .prof file.
+  EXPECT_THROW(parse_prof(text + "O2A\t2\t0 bytes\t0 msgs sent\n", "out.txt", ProfInput::capture), FormatError);
+}
+
 TEST(ProfParse, CaptureStillRejectsMalformedMonitoringLines) {
   try {
     parse_prof("E\t0\t1\tmany bytes\t1 msgs sent\n", "out.txt", ProfInput::capture);

@@ -176,13 +176,16 @@ ProfSync parse_sync(LineParser& p, size_t line_no) {
 ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
   ProfFile file;
   size_t line_no = 0;
-  // The D block the class lines fill, per source: a tagged capture interleaves the ranks'
-  // lines, and the tag tells whose they are.
+  // The D blocks the class lines fill, per source: a tagged capture interleaves the ranks'
+  // lines, and the tag tells whose they are. An untagged capture (mpirun's plain stdout)
+  // interleaves them too, so there a class line goes to the open block its rank already
+  // fills, else to the newest block nobody fills yet: each rank prints its D line before its
+  // class lines, and D lines of one communicator are the same text on every rank.
   struct Block {
     size_t index = 0;
     bool classes[3] = {};
   };
-  std::map<std::string_view, Block> blocks;
+  std::map<std::string_view, std::vector<Block>> open_blocks;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
@@ -225,21 +228,37 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
       }
       if (!p.at_end()) p.fail("end of line after the members");
       file.communicators.push_back(std::move(c));
-      blocks[tag] = Block{file.communicators.size() - 1};
+      std::vector<Block>& open = open_blocks[tag];
+      if (input != ProfInput::capture || !tag.empty()) open.clear();  // one source: only the newest D is open
+      open.push_back(Block{file.communicators.size() - 1});
       continue;
     }
     if (const int k = class_index(kind); k >= 0) {
-      const auto found = blocks.find(tag);
-      if (found == blocks.end()) p.fail("a D line before " + std::string(kind));
-      ProfCommunicator& block = file.communicators[found->second.index];
+      std::vector<Block>& open = open_blocks[tag];
+      if (open.empty()) p.fail("a D line before " + std::string(kind));
       const int32_t me = rank_field(p, "the rank");
-      if (found->second.classes[k]) p.fail("one " + std::string(kind) + " line per D line");
+      Block* target = &open.back();
+      if (open.size() > 1) {  // untagged capture: find the block this rank fills
+        Block* mine = nullptr;
+        Block* unclaimed = nullptr;
+        for (Block& b : open) {
+          const int32_t owner = file.communicators[b.index].me;
+          if (owner == me && !b.classes[k]) mine = &b;
+          if (owner < 0) unclaimed = &b;
+        }
+        if (mine != nullptr) target = mine;
+        else if (unclaimed != nullptr) target = unclaimed;
+      }
+      ProfCommunicator& block = file.communicators[target->index];
+      if (target->classes[k]) p.fail("one " + std::string(kind) + " line per D line");
       if (block.me >= 0 && block.me != me) p.fail("rank " + std::to_string(block.me) + " as on the lines before");
       block.me = me;
       block.bytes[k] = p.number_with_suffix("bytes", "a byte count");
       block.calls[k] = p.number_with_suffix("msgs sent", "a call count");
       if (!p.at_end()) p.fail("end of line after the call count");
-      found->second.classes[k] = true;
+      target->classes[k] = true;
+      if (target->classes[0] && target->classes[1] && target->classes[2] && open.size() > 1)
+        open.erase(open.begin() + (target - open.data()));  // complete: no later line belongs to it
       continue;
     }
     ProfLine l;
