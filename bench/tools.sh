@@ -4,7 +4,8 @@
 #   - mpimon matrix / show / report on a job file of 100 000 ranks (a 3-D torus: 6 peers per
 #     rank, application and internal records: 1.2 million records, one `collectives`
 #     annotation per rank), and matrix on one million records of 10 000 ranks x 100 peers;
-#   - mpimon place for 1024 processes over a 4-level synthetic tree.
+#   - mpimon place for 1024 processes over a 4-level synthetic tree (one host), and for the
+#     100 000-rank job over a hostfile of 3125 hosts x 32 slots (hierarchical placement).
 #
 #   bench/tools.sh [BUILD_DIR]
 set -euo pipefail
@@ -102,5 +103,12 @@ echo "| command | wall time (s) | peak memory (MiB) |"
 echo "|---|---:|---:|"
 measure "place: 1024 processes, synthetic 'pack:4 numa:4 l3:8 core:8 pu:1' (4 levels)" \
   "$mpimon" place "$work/stencil.txt" --topology "pack:4 numa:4 l3:8 core:8 pu:1"
+one_host_table=$(cat "$work/out.txt")
+for h in $(seq 0 3124); do echo "node$h slots=32"; done >"$work/hosts3125"
+measure "place: the 100 000-rank job, --hostfile of 3125 hosts x 32 slots ('pack:2 core:16 pu:1')" \
+  "$mpimon" place "$work/torus-100k.txt" --hostfile "$work/hosts3125" --topology "pack:2 core:16 pu:1" \
+  --rankfile "$work/rankfile"
 echo
-cat "$work/out.txt"
+echo "$one_host_table"
+echo
+sed -n '1,/^mpimon:/p' "$work/out.txt"

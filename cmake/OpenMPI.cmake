@@ -21,6 +21,7 @@ find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED
 
 find_program(MPIRUN_EXECUTABLE NAMES mpirun.openmpi REQUIRED)
 find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
+find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
 find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
 
 # Internal Open MPI headers, as -isystem (C++20 warns a lot about volatile in them).

@@ -10,12 +10,13 @@
 //             the 4 neighbours (a neighbour reached in two directions gets 2 messages)
 // persistent  MPI_Send_init to rank+1 (tag 3, 16 bytes) started 3 times
 // reorder     ranks w and w + size/2 exchange 64 KiB (tag 4), then mpimon_reorder()
-//             computes a placement from the monitored traffic (topology: the
-//             MPIMON_REORDER_TOPOLOGY environment variable, else this machine) and the
-//             exchange is repeated on the reordered communicator; rank 0 prints the bytes
-//             that crossed between the two halves of the rank space (two packages when
-//             rank i runs on core i) before and after
+//             places the logical ranks from the monitored traffic (topology: the
+//             MPIMON_REORDER_TOPOLOGY environment variable, else each host's own) and the
+//             same logical exchange runs on the reordered communicator (rank r with rank
+//             r + size/2 of it); rank 0 prints the bytes that crossed hosts and cores
+//             (by the processes' host names and the CPU each is bound to) before and after
 #include <mpi.h>
+#include <sched.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -88,65 +89,66 @@ void exchange_with_partner(MPI_Comm comm, int partner) {
   MPI_Sendrecv(out.data(), 65536, MPI_CHAR, partner, 4, in.data(), 65536, MPI_CHAR, partner, 4, comm, MPI_STATUS_IGNORE);
 }
 
-// Bytes this process sent across the middle of `comm`'s rank space, from the monitoring
-// variable (totals since MPI_Init, so measured as a difference).
-unsigned long long bytes_across_halves(MPI_Comm comm) {
-  int provided, index, count, rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-  if (MPI_T_pvar_get_index("pml_monitoring_messages_size", MPI_T_PVAR_CLASS_SIZE, &index) != MPI_SUCCESS) {
-    MPI_T_finalize();  // monitoring is off: nothing to measure
-    return 0;
-  }
-  MPI_T_pvar_session session;
-  MPI_T_pvar_handle handle;
-  MPI_T_pvar_session_create(&session);
-  MPI_T_pvar_handle_alloc(session, index, &comm, &handle, &count);
-  std::vector<unsigned long long> bytes(count, 0);
-  MPI_T_pvar_start(session, handle);
-  MPI_T_pvar_read(session, handle, bytes.data());
-  MPI_T_pvar_stop(session, handle);
-  MPI_T_pvar_handle_free(session, &handle);
-  MPI_T_pvar_session_free(&session);
-  MPI_T_finalize();
-  unsigned long long across = 0;
-  for (int p = 0; p < count; ++p)
-    if ((p < size / 2) != (rank < size / 2)) across += bytes[p];
-  return across;
+// Where a process runs: its host, and the CPU it is bound to (-1 when not bound to one).
+struct Where {
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int cpu = -1;
+};
+
+Where where_am_i() {
+  Where w;
+  int length;
+  MPI_Get_processor_name(w.host, &length);
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) w.cpu = c;
+  return w;
+}
+
+// Bytes of one partner exchange (64 KiB sent by each process) that crossed hosts and cores,
+// summed on world rank 0. `partner_world`: the world rank of this process's partner.
+void count_crossing(const std::vector<Where>& where, int rank, int partner_world, unsigned long long totals[2]) {
+  const Where &me = where[rank], &other = where[partner_world];
+  const bool other_host = std::strcmp(me.host, other.host) != 0;
+  unsigned long long mine[2] = {other_host ? 65536ULL : 0ULL, other_host || me.cpu != other.cpu ? 65536ULL : 0ULL};
+  MPI_Reduce(mine, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
 void reorder() {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<Where> where(size);
+  const Where mine = where_am_i();
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, where.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   const int partner = (rank + size / 2) % size;
-  unsigned long long start = bytes_across_halves(MPI_COMM_WORLD);
   exchange_with_partner(MPI_COMM_WORLD, partner);
-  unsigned long long before = bytes_across_halves(MPI_COMM_WORLD) - start, total_before = 0;
-  MPI_Reduce(&before, &total_before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  unsigned long long before[2] = {0, 0}, after[2] = {0, 0};
+  count_crossing(where, rank, partner, before);
 
   MPI_Comm reordered;
   if (mpimon_reorder(MPI_COMM_WORLD, std::getenv("MPIMON_REORDER_TOPOLOGY"), &reordered) != MPI_SUCCESS) {
     if (rank == 0) std::printf("reorder: not available\n");
     return;
   }
-  // The same logical exchange (same partner process) on the reordered communicator.
+  // The same logical exchange: logical rank r (rank r of `reordered`) with r + size/2.
+  int new_rank;
+  MPI_Comm_rank(reordered, &new_rank);
+  const int new_partner = (new_rank + size / 2) % size;
   MPI_Group world_group, new_group;
   MPI_Comm_group(MPI_COMM_WORLD, &world_group);
   MPI_Comm_group(reordered, &new_group);
-  int partner_now;
-  MPI_Group_translate_ranks(world_group, 1, &partner, new_group, &partner_now);
-  start = bytes_across_halves(reordered);
-  exchange_with_partner(reordered, partner_now);
-  unsigned long long after = bytes_across_halves(reordered) - start, total_after = 0;
-  MPI_Reduce(&after, &total_after, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  int new_rank;
-  MPI_Comm_rank(reordered, &new_rank);
+  int partner_world;
+  MPI_Group_translate_ranks(new_group, 1, &new_partner, world_group, &partner_world);
+  exchange_with_partner(reordered, new_partner);
+  count_crossing(where, rank, partner_world, after);
   std::printf("reorder: world rank %d is rank %d of the reordered communicator\n", rank, new_rank);
   std::fflush(stdout);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) std::printf("reorder: bytes across the halves %llu before, %llu after\n", total_before, total_after);
+  if (rank == 0)
+    std::printf("reorder: bytes crossing hosts %llu before, %llu after; crossing cores %llu before, %llu after\n",
+                before[0], after[0], before[1], after[1]);
   MPI_Group_free(&world_group);
   MPI_Group_free(&new_group);
   MPI_Comm_free(&reordered);

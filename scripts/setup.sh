@@ -7,6 +7,7 @@ build="${MPIMON_BUILD_DIR:-$here/build}"
 
 packages=(
   g++ make cmake pkg-config            # toolchain
+  gfortran                             # the Fortran binding of mpimon_reorder and its test
   openmpi-bin libopenmpi-dev           # Open MPI 4.1.4 with its internal headers
   libgtest-dev googletest              # unit and integration tests
   libcli11-dev                         # the mpimon command line

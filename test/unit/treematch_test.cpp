@@ -128,6 +128,15 @@ TEST(TreeMatch, ReportsProgressPerLevel) {
 namespace mpimon::placement {
 namespace {
 
+// Scotch on one host with this tree: the leaf of each process.
+Placement scotch_placement(const Affinity& affinity, const Tree& tree) {
+  const Cluster one_host{{Host{"h", tree, tree.leaves(), {}}}, {}};
+  const std::optional<Mapping> mapping = scotch_placement(affinity, one_host);
+  Placement leaves;
+  for (const Location& l : mapping.value()) leaves.push_back(l.core);
+  return leaves;
+}
+
 TEST(TreeMatchVersusScotch, AtMostScotchsCostOnKnownPatterns) {
   for (const auto& [affinity, tree] : {std::pair{binary_tree(), Tree{{2, 4}}}, std::pair{stencil(), Tree{{4, 4}}}}) {
     const double ours = hop_cost(affinity, tree, treematch(affinity, tree));

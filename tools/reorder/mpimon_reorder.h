@@ -1,16 +1,27 @@
-/* mpimon_reorder: rank reordering inside a running application (C API).
+/* mpimon_reorder: rank reordering inside a running application (C API; Fortran: the
+ * `mpimon` module, mpimon_reorder.f90).
  *
  * Reads this job's monitored point-to-point traffic on `comm` (the performance variable
- * pml_monitoring_messages_size: run under mpimon with pml_monitoring_enable >= 1),
- * computes a placement with TreeMatch over the machine topology, and returns a new
- * communicator with the same processes, reordered so that rank i of it is best run on
- * core i. Collective over `comm`.
+ * pml_monitoring_messages_size: run under mpimon with pml_monitoring_enable >= 1) and
+ * where each process of `comm` really runs: its host (MPI_Get_processor_name) and the core
+ * it is bound to (hwloc). It then places the application's logical ranks onto these
+ * processes with the placement of `mpimon place` (bytes crossing hosts first, then
+ * hop-bytes; optimal up to 12 processes) and returns a new communicator with the same
+ * processes, so that rank i of it runs where logical rank i is best run. Nothing moves
+ * when no placement is strictly better: then rank i of it is rank i of `comm`.
+ * Collective over `comm`; rank 0 gathers O(processes + non-zero traffic entries).
  *
- *   topology: NULL for this machine's hwloc topology (one level per host above it when
- *             the job spans several hosts), or an hwloc synthetic description
- *             ("pack:2 core:4 pu:1") or XML file for all hosts.
- * Returns MPI_SUCCESS, or an MPI error code (then *reordered is MPI_COMM_NULL); with the
- * monitoring variable unavailable, the error is MPI_ERR_OTHER and nothing is reordered.
+ *   topology: NULL or "" for each host's own hwloc topology, or an hwloc synthetic
+ *             description ("pack:2 core:4 pu:1") or XML file for every host (bindings are
+ *             read as logical core numbers in it).
+ * Unbound processes (no binding, or bound to more than one core, as mpirun's default
+ * binding to a package does beyond 2 processes) count on their host's cores in rank order,
+ * as by-slot binding would put them: their host is placed exactly, their core is only a
+ * model. Set MPIMON_REORDER_VERBOSE=1 for one line on rank 0's stderr with the bytes
+ * crossing hosts and the hop-bytes before and after.
+ *
+ * Returns MPI_SUCCESS, or MPI_ERR_OTHER with *reordered = MPI_COMM_NULL and one line on
+ * rank 0's stderr (monitoring off, a topology that cannot be loaded).
  */
 #ifndef MPIMON_REORDER_H
 #define MPIMON_REORDER_H
@@ -22,6 +33,9 @@ extern "C" {
 #endif
 
 int mpimon_reorder(MPI_Comm comm, const char* topology, MPI_Comm* reordered);
+
+/* The same with Fortran handles, for the Fortran binding. */
+int mpimon_reorder_fortran(MPI_Fint comm, const char* topology, MPI_Fint* reordered);
 
 #ifdef __cplusplus
 }

@@ -8,12 +8,6 @@
 
 namespace mpimon::placement {
 
-void Affinity::add(int i, int j, double amount) {
-  if (i == j) return;
-  w_[static_cast<size_t>(i) * n_ + j] += amount;
-  w_[static_cast<size_t>(j) * n_ + i] += amount;
-}
-
 int Tree::leaves() const {
   int product = 1;
   for (int a : arities) product *= a;
@@ -33,20 +27,18 @@ int Tree::hops(int a, int b) const {
 
 double hop_cost(const Affinity& affinity, const Tree& tree, const Placement& placement) {
   double cost = 0;
-  const int n = affinity.size();
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (affinity.at(i, j) != 0) cost += affinity.at(i, j) * tree.hops(placement[i], placement[j]);
+  for (int i = 0; i < affinity.size(); ++i)
+    for (const Link& l : affinity.partners(i))
+      if (l.peer > i) cost += l.weight * tree.hops(placement[i], placement[l.peer]);
   return cost;
 }
 
 double top_level_cut(const Affinity& affinity, const Tree& tree, const Placement& placement) {
   const int per_child = tree.leaves() / (tree.arities.empty() ? 1 : tree.arities.front());
   double cut = 0;
-  const int n = affinity.size();
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (placement[i] / per_child != placement[j] / per_child) cut += affinity.at(i, j);
+  for (int i = 0; i < affinity.size(); ++i)
+    for (const Link& l : affinity.partners(i))
+      if (l.peer > i && placement[i] / per_child != placement[l.peer] / per_child) cut += l.weight;
   return cut;
 }
 
@@ -110,7 +102,8 @@ std::vector<std::vector<int>> group_from(const std::vector<std::vector<double>>&
           affinity[z][a] += w[z][y] - w[z][x];
           affinity[z][b] += w[z][x] - w[z][y];
         }
-        std::swap(*std::find(members[a].begin(), members[a].end(), x), *std::find(members[b].begin(), members[b].end(), y));
+        std::swap(*std::find(members[a].begin(), members[a].end(), x),
+                  *std::find(members[b].begin(), members[b].end(), y));
         group_of[x] = b;
         group_of[y] = a;
         improved = true;
@@ -165,25 +158,19 @@ std::vector<std::vector<int>> group(const std::vector<std::vector<double>>& w, i
   return best;
 }
 
-// Hill climbing on the final placement: swap two processes on different leaves while it
-// lowers hop_cost. Grouping level by level cannot undo an early choice that a later level
-// makes costly (on large regular grids its blocks can end up no better than row-major
-// order); swaps see the whole tree. Gains are computed from each process's traffic list,
-// so a pass costs O(n^2 x degree). Only for n <= kRefineLimit processes (a few passes at
-// 1024 processes take well under a second).
-constexpr int kRefineLimit = 2048;
+}  // namespace
 
-void refine(const Affinity& affinity, const Tree& tree, Placement& placement) {
+// Grouping level by level cannot undo an early choice that a later level makes costly (on
+// large regular grids its blocks can end up no better than row-major order); swaps see the
+// whole tree. Gains are computed from each process's traffic list, so a pass costs
+// O(n^2 x degree): hence the limit (a few passes at 1024 processes take well under a second).
+void refine_by_swaps(const Affinity& affinity, const Tree& tree, Placement& placement) {
   const int n = affinity.size();
-  if (n > kRefineLimit) return;
-  std::vector<std::vector<std::pair<int, double>>> neighbours(n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      if (i != j && affinity.at(i, j) != 0) neighbours[i].push_back({j, affinity.at(i, j)});
+  if (n > kTreeMatchLimit) return;
   // Cost change of moving x from leaf `from` to leaf `to`, ignoring its traffic with `skip`.
   auto move_delta = [&](int x, int from, int to, int skip) {
     double delta = 0;
-    for (const auto& [z, weight] : neighbours[x]) {
+    for (const auto& [z, weight] : affinity.partners(x)) {
       if (z == skip) continue;
       delta += weight * (tree.hops(to, placement[z]) - tree.hops(from, placement[z]));
     }
@@ -192,7 +179,7 @@ void refine(const Affinity& affinity, const Tree& tree, Placement& placement) {
   for (int pass = 0; pass < 8; ++pass) {
     bool improved = false;
     for (int x = 0; x < n; ++x) {
-      if (neighbours[x].empty()) continue;
+      if (affinity.partners(x).empty()) continue;
       for (int y = x + 1; y < n; ++y) {
         const int px = placement[x], py = placement[y];
         if (px == py) continue;
@@ -207,8 +194,6 @@ void refine(const Affinity& affinity, const Tree& tree, Placement& placement) {
     if (!improved) break;
   }
 }
-
-}  // namespace
 
 Placement oversubscribed_identity(int processes, int oversubscription) {
   Placement p(processes);
@@ -225,13 +210,16 @@ Placement treematch(const Affinity& affinity, const Tree& tree, const Options& o
   if (n > slots)
     throw std::invalid_argument(std::to_string(n) + " processes do not fit on " + std::to_string(tree.leaves()) +
                                 " cores x oversubscription " + std::to_string(options.oversubscription));
+  if (slots > kTreeMatchLimit)
+    throw std::invalid_argument("TreeMatch groups at most " + std::to_string(kTreeMatchLimit) + " slots, not " +
+                                std::to_string(slots));
 
   // Level by level from the bottom: entities (processes, padded with idle ones, then
   // groups) are grouped by the level's arity; `contents[e]` lists the slots-order
   // processes of entity e.
   std::vector<std::vector<double>> w(slots, std::vector<double>(slots, 0));
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) w[i][j] = affinity.at(i, j);
+    for (const Link& l : affinity.partners(i)) w[i][l.peer] = l.weight;
   std::vector<std::vector<int>> contents(slots);
   for (int e = 0; e < slots; ++e) contents[e] = {e};
   const int levels = static_cast<int>(arities.size());
@@ -261,7 +249,7 @@ Placement treematch(const Affinity& affinity, const Tree& tree, const Options& o
   // A heuristic: never return worse than the identity placement; then local swaps.
   const Placement identity = oversubscribed_identity(n, options.oversubscription);
   if (hop_cost(affinity, tree, identity) < hop_cost(affinity, tree, placement)) placement = identity;
-  refine(affinity, tree, placement);
+  refine_by_swaps(affinity, tree, placement);
   return placement;
 }
 

@@ -25,4 +25,9 @@ class TopologyError : public std::runtime_error {
 // TopologyError saying what could not be loaded and why.
 MachineTree load_topology(const std::string& source);
 
+// The logical index of the core this process is bound to on this machine (hwloc's cpubind),
+// or -1 when its binding does not fall within one core: unbound, bound to a package or to
+// several cores.
+int bound_core();
+
 }  // namespace mpimon::placement

@@ -53,4 +53,20 @@ MachineTree load_topology(const std::string& source) {
   return result;
 }
 
+int bound_core() {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return -1;
+  Topology topology(raw);
+  if (hwloc_topology_load(raw) != 0) return -1;
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> bound(hwloc_bitmap_alloc(), hwloc_bitmap_free);
+  if (hwloc_get_cpubind(raw, bound.get(), HWLOC_CPUBIND_PROCESS) != 0) return -1;
+  int found = -1;
+  for (hwloc_obj_t core = nullptr; (core = hwloc_get_next_obj_by_type(raw, HWLOC_OBJ_CORE, core));) {
+    if (!hwloc_bitmap_intersects(core->cpuset, bound.get())) continue;
+    if (found >= 0 || !hwloc_bitmap_isincluded(bound.get(), core->cpuset)) return -1;  // spans several cores
+    found = static_cast<int>(core->logical_index);
+  }
+  return found;
+}
+
 }  // namespace mpimon::placement

@@ -1,8 +1,10 @@
-// Process placement on a tree-shaped machine (TreeMatch): group the processes that talk
-// most, bottom-up along the topology tree, so that heavy traffic stays low in the tree.
+// Process placement on one host's tree (TreeMatch): group the processes that talk most,
+// bottom-up along the topology tree, so that heavy traffic stays low in the tree.
 //
 // Pure C++: the topology is given by its arities from the root (e.g. {2, 4}: 2 packages
 // of 4 cores); the hwloc-backed front end (machine, XML, synthetic strings) builds it.
+// TreeMatch groups with a dense matrix of the processes it places: the cluster-wide
+// placement (placement.h) calls it per host, on at most kTreeMatchLimit processes.
 #pragma once
 
 #include <cstdint>
@@ -10,22 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "affinity.h"
+
 namespace mpimon::placement {
 
-// Symmetric traffic between processes (n x n, row-major); diagonal ignored.
-class Affinity {
- public:
-  explicit Affinity(int n) : n_(n), w_(static_cast<size_t>(n) * n, 0.0) {}
-  int size() const { return n_; }
-  double at(int i, int j) const { return w_[static_cast<size_t>(i) * n_ + j]; }
-  // Adds `amount` between i and j in both directions (directed traffic: call once per
-  // direction, as profile2mat's symmetrisation does with a factor 1/2 overall).
-  void add(int i, int j, double amount);
-
- private:
-  int n_;
-  std::vector<double> w_;
-};
+// Largest process count TreeMatch is run on (its grouping matrix is dense: 32 MiB here).
+constexpr int kTreeMatchLimit = 2048;
 
 struct Tree {
   std::vector<int> arities;  // from the root; leaves = product
@@ -54,9 +46,13 @@ struct Options {
   std::function<void(int, int)> progress;
 };
 
-// TreeMatch (never worse than the identity placement). Fewer processes than slots: the rest are idle virtual processes; process
-// counts that do not divide the arities work the same way. Throws std::invalid_argument
-// when the processes do not fit (more than leaves x oversubscription).
+// TreeMatch (never worse than the identity placement). Fewer processes than slots: the
+// rest are idle virtual processes; process counts that do not divide the arities work the
+// same way. Throws std::invalid_argument when the processes do not fit (more than leaves x
+// oversubscription) or exceed kTreeMatchLimit.
 Placement treematch(const Affinity& affinity, const Tree& tree, const Options& options = {});
+// Pairwise-swap hill climbing on a placement (leaves keep their process counts): swap two
+// processes on different leaves while it lowers hop_cost. Up to kTreeMatchLimit processes.
+void refine_by_swaps(const Affinity& affinity, const Tree& tree, Placement& placement);
 
 }  // namespace mpimon::placement
