@@ -7,7 +7,11 @@
 //   communicator and window constructors / MPI_Comm_free, MPI_Comm_disconnect, MPI_Win_free
 //                      handles on the new object / freed before the object is
 //   MPI_Finalize       handles freed, output flushed, MPI_T_finalize (before PMPI_Finalize:
-//                      the reverse crashes Open MPI 4.1), statistics, file renamed into place
+//                      the reverse crashes Open MPI 4.1), statistics, file synced; then,
+//                      inside PMPI_Finalize (an MPI_COMM_SELF attribute's delete callback,
+//                      after mpimon's own end-of-job dump, so neither the log nor the
+//                      monitoring counts it), the ranks agree on one run number and
+//                      publish their logs under it (output_names.h: nothing overwritten)
 //
 // Threads: event callbacks may run on any thread. One mutex guards the output, the
 // statistics and the type descriptions; another the table of objects' registrations.
@@ -30,8 +34,10 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "event_log.h"
 #include "mpit_events.h"
+#include "output_names.h"
 
 #define MEL_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -100,9 +106,14 @@ struct Logger {
   size_t pending_overflow = 0;
   std::vector<Source> sources;
   Statistics statistics;
-  FILE* file = nullptr;  // nullptr: stderr
-  std::string file_path, temporary_path;
-  std::string line_prefix;  // "rank N: " on stderr
+  // MEL_OUTPUT=<prefix>: the log is written to a new temporary (mpimon::NewFile: created
+  // exclusively, never through a link) in 1 MiB pieces, published at MPI_Finalize.
+  bool to_file = false;
+  std::string output_prefix;
+  mpimon::NewFile file;
+  std::string buffer;
+  mpimon::FileError file_error;  // the first write failure: the log is then not published
+  std::string line_prefix;       // "rank N: " on stderr
 
   // --- guarded by objects_mutex
   std::mutex objects_mutex;
@@ -265,9 +276,18 @@ EventType complete_type(TypeSlot& slot) {
 // ---------------------------------------------------------------------------------------
 // Output (callers hold the mutex)
 
+constexpr size_t kFileBuffer = 1 << 20;
+
+void flush_buffer(Logger& g) {
+  if (!g.file_error && !g.buffer.empty()) g.file.write(g.buffer, g.file_error);
+  g.buffer.clear();
+}
+
 void write_text(Logger& g, const std::string& text) {
-  if (g.file != nullptr) {
-    std::fwrite(text.data(), 1, text.size(), g.file);
+  if (g.to_file) {
+    if (g.file_error) return;
+    g.buffer += text;
+    if (g.buffer.size() >= kFileBuffer) flush_buffer(g);
   } else {
     const std::string lines = prefix_lines(text, g.line_prefix);
     std::fwrite(lines.data(), 1, lines.size(), stderr);
@@ -470,6 +490,8 @@ void add_new_types(Logger& g) {
   }
 }
 
+int publish_log(MPI_Comm, int, void*, void*);
+
 // Before PMPI_Init: MPI_T, sources, types, handles on the predefined communicators.
 void before_init(int thread_level) {
   Logger& g = logger();
@@ -511,6 +533,15 @@ void before_init(int thread_level) {
 void after_init() {
   Logger& g = logger();
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
+  const char* prefix = std::getenv("MEL_OUTPUT");
+  if (prefix != nullptr && *prefix != '\0') {
+    // Every rank publishes (collectively) at MPI_Finalize, whatever happens below.
+    g.to_file = true;
+    g.output_prefix = prefix;
+    int keyval = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, publish_log, &keyval, nullptr) == MPI_SUCCESS)
+      PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  }
   if (!g.mpit_initialized) {
     print_from_rank_zero(g, "mel: MPI_T_init_thread failed: no events logged");
     return;
@@ -539,27 +570,21 @@ void after_init() {
   std::vector<EventType> completed;
   for (const auto& slot : g.types) completed.push_back(slot->selected ? complete_type(*slot) : slot->type);
 
-  FILE* file = nullptr;
-  std::string path, temporary;
-  const char* prefix = std::getenv("MEL_OUTPUT");
-  if (prefix != nullptr && *prefix != '\0') {
-    path = log_file_path(prefix, g.world_rank);
-    temporary = path + ".tmp." + std::to_string(::getpid());
-    file = std::fopen(temporary.c_str(), "w");
-    if (file == nullptr) {
-      std::fprintf(stderr, "mel: rank %d: event log not written: %s: cannot create %s: %s; logging disabled\n",
-                   g.world_rank, path.c_str(), temporary.c_str(), std::strerror(errno));
+  mpimon::NewFile file;
+  if (g.to_file) {
+    mpimon::FileError error;
+    file = mpimon::NewFile::create(log_file_path(g.output_prefix, g.world_rank), error);
+    if (error) {
+      std::fprintf(stderr, "mel: rank %d: event log not written: %s; logging disabled\n", g.world_rank,
+                   error.message.c_str());
       disable(g);
       return;
     }
-    std::setvbuf(file, nullptr, _IOFBF, 1 << 20);
   }
 
   std::lock_guard<std::mutex> lock(g.mutex);
   for (size_t i = 0; i < g.types.size(); ++i) g.types[i]->type = std::move(completed[i]);
-  g.file = file;
-  g.file_path = path;
-  g.temporary_path = temporary;
+  g.file = std::move(file);
   g.line_prefix = "rank " + std::to_string(g.world_rank) + ": ";
   for (Pending& p : g.pending) {
     if (p.dropped >= 0)
@@ -581,7 +606,7 @@ void finish() {
   free_all_handles(g);
   {
     std::lock_guard<std::mutex> lock(g.mutex);
-    if (g.file != nullptr) std::fflush(g.file);
+    if (g.to_file) flush_buffer(g);
   }
   MPI_T_finalize();
 
@@ -590,26 +615,48 @@ void finish() {
   g.closed = true;
   if (!g.ready) return;
   write_text(g, g.statistics.report());
-  if (g.file == nullptr) return;
-  const bool written = std::ferror(g.file) == 0;
-  const bool closed = std::fclose(g.file) == 0;
-  g.file = nullptr;
-  if (!written || !closed) {
-    std::fprintf(stderr, "mel: rank %d: event log not written: %s: cannot write %s\n", g.world_rank,
-                 g.file_path.c_str(), g.temporary_path.c_str());
-    ::unlink(g.temporary_path.c_str());
-  } else if (std::rename(g.temporary_path.c_str(), g.file_path.c_str()) != 0) {
-    std::fprintf(stderr, "mel: rank %d: event log not written: %s: cannot rename %s to it: %s\n", g.world_rank,
-                 g.file_path.c_str(), g.temporary_path.c_str(), std::strerror(errno));
-    ::unlink(g.temporary_path.c_str());
+  if (!g.file.is_open()) return;
+  flush_buffer(g);
+  if (!g.file_error) g.file.finish(g.file_error);  // fsync and size check
+  if (g.file_error) {
+    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, g.file_error.message.c_str());
+    g.file.discard();
   }
+  // Published by publish_log, inside PMPI_Finalize.
+}
+
+// MPI_COMM_SELF's attribute delete callback, at the start of PMPI_Finalize (after
+// mpimon's end-of-job dump): every rank takes part, with or without a log to publish.
+int publish_log(MPI_Comm, int, void*, void*) {
+  Logger& g = logger();
+  mpimon::NewFile file;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    file = std::move(g.file);
+  }
+  std::vector<mpimon::RunOutput> outputs(1);
+  outputs[0].file = &file;
+  outputs[0].name_for = [&](int n) { return log_file_path(mpimon::numbered_name(g.output_prefix, n), g.world_rank); };
+  const int run = mpimon::publish_run_outputs(outputs, [](int mine) {
+    int values[2] = {mine, -mine};
+    PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return std::make_pair(values[0], -values[1]);
+  });
+  if (outputs[0].error)
+    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, outputs[0].error.message.c_str());
+  if (run > 0 && g.world_rank == 0)
+    std::fprintf(stderr,
+                 "mel: event logs of an earlier run are in the way, and nothing is overwritten: this run's logs are "
+                 "%s.<rank>.log\n",
+                 mpimon::numbered_name(g.output_prefix, run).c_str());
+  return MPI_SUCCESS;
 }
 
 // A process that exits without MPI_Finalize leaves no temporary file behind.
 __attribute__((destructor)) void remove_unfinished_log() {
   Logger& g = logger();
   std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
-  if (lock.owns_lock() && g.file != nullptr && !g.temporary_path.empty()) ::unlink(g.temporary_path.c_str());
+  if (lock.owns_lock()) g.file.discard();
 }
 
 }  // namespace

@@ -290,7 +290,7 @@ int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   auto* m = reinterpret_cast<Module*>(base);
   m->comm = comm;
   save_previous(m, comm);
-  m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm));
+  m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm), comm->c_contextid);
   std::lock_guard lock(modules_mutex);
   modules_by_comm[comm] = m;
   return OMPI_SUCCESS;
@@ -307,7 +307,8 @@ int module_disable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
     auto it = modules_by_comm.find(comm);
     if (it != modules_by_comm.end() && it->second == m) modules_by_comm.erase(it);
   }
-  if (m->classes != nullptr) Runtime::instance().communicators.close(m->classes, comm->c_name);
+  if (m->classes != nullptr)
+    Runtime::instance().communicators.close(m->classes, comm->c_name, Runtime::instance().world_rank());
   m->classes = nullptr;
   // Event registrations bound to this communicator end here (a later communicator at the
   // same address does not inherit them).

@@ -1,5 +1,7 @@
 #include "job_format.h"
 
+#include "checksum.h"
+
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -88,6 +90,23 @@ std::string format_job_records(int32_t source, const Snapshot& records) {
   return out;
 }
 
+void seal_job_block(int32_t rank, std::string& block) {
+  block += "checksum " + std::to_string(rank) + " " + std::to_string(block.size()) + " " + to_hex(crc32c(block), 8) +
+           "\n";
+}
+
+std::string job_end_line(uint64_t bytes_before) { return "eof " + std::to_string(bytes_before) + "\n"; }
+
+std::string assemble_job_file(const JobHeader& header, const std::vector<std::string>& bodies) {
+  std::string file;
+  for (size_t rank = 0; rank < bodies.size(); ++rank) {
+    std::string block = (rank == 0 ? format_job_header(header) : std::string()) + bodies[rank];
+    seal_job_block(static_cast<int32_t>(rank), block);
+    file += block;
+  }
+  return file + job_end_line(file.size());
+}
+
 namespace {
 
 struct Cursor {
@@ -132,27 +151,110 @@ bool category_from_name(std::string_view name, Category& category) {
 
 }  // namespace
 
+namespace {
+
+// Version 2's integrity trailer, checked while reading: every rank's block ends with
+// `checksum <rank> <bytes> <crc32c>` covering the block's bytes before that line, ranks
+// in order 0..world_size-1, and the file ends with `eof <bytes before this line>`.
+class IntegrityCheck {
+ public:
+  IntegrityCheck(std::string_view source) : source_(source) {}
+
+  void checksum_line(Cursor& c, uint64_t offset, int world_size) {
+    if (ended_) c.fail("nothing after the 'eof' line (" + kCorrupted + ")");
+    const int32_t rank = c.number<int32_t>(c.word("a rank"), "a rank");
+    const uint64_t bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
+    const std::string_view crc = c.word("a CRC-32C (8 hex digits)");
+    c.end();
+    if (rank != next_rank_ || rank >= world_size)
+      c.fail("the checksum of rank " + std::to_string(next_rank_) + " (" + kCorrupted + "), found rank " +
+             std::to_string(rank));
+    if (bytes != offset - block_start_)
+      c.fail("a block of " + std::to_string(offset - block_start_) + " bytes for rank " + std::to_string(rank) +
+             " (" + kCorrupted + "), found " + std::to_string(bytes));
+    if (crc != to_hex(block_crc_, 8))
+      c.fail("CRC-32C " + to_hex(block_crc_, 8) + " for the block of rank " + std::to_string(rank) + " (" +
+             kCorrupted + "), found '" + std::string(crc) + "'");
+    ++next_rank_;
+  }
+  void end_line(Cursor& c, uint64_t offset, int world_size) {
+    if (ended_) c.fail("one 'eof' line (" + kCorrupted + ")");
+    const uint64_t bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
+    c.end();
+    if (next_rank_ != world_size)
+      c.fail("the checksums of " + std::to_string(world_size) + " ranks before 'eof' (" + kCorrupted + "), found " +
+             std::to_string(next_rank_));
+    if (bytes != offset)
+      c.fail("'eof " + std::to_string(offset) + "' (" + kCorrupted + "), found 'eof " + std::to_string(bytes) + "'");
+    ended_ = true;
+  }
+  // Each line of a block (everything but checksum and eof lines), then the block's end.
+  void block_continues(std::string_view line_with_newline) { block_crc_ = crc32c(line_with_newline, block_crc_); }
+  void block_ends(uint64_t next_offset) {
+    block_start_ = next_offset;
+    block_crc_ = 0;
+  }
+  void at_end_of_file(uint64_t size) const {
+    if (!ended_)
+      throw FormatError(std::string(source_) + ": " + kCorrupted + ": expected an 'eof' line, found the end of the file after " +
+                        std::to_string(size) + " bytes and the checksums of " + std::to_string(next_rank_) +
+                        " ranks (cut short: a full disk, or a rank died while writing?)");
+  }
+  bool ended() const { return ended_; }
+
+  static inline const std::string kCorrupted = "incomplete or corrupted job file";
+
+ private:
+  std::string_view source_;
+  uint32_t block_crc_ = 0;
+  uint64_t block_start_ = 0;
+  int next_rank_ = 0;
+  bool ended_ = false;
+};
+
+}  // namespace
+
 JobHeader for_each_job_record(std::string_view text, std::string_view source,
                               const std::function<void(const JobRecord&)>& on_record,
                               const std::function<void(JobAnnotation&&)>& on_annotation) {
   JobFile file;  // header only: records and annotations go to the callbacks
   size_t line_no = 0;
-  bool in_records = false, have_format = false, have_size = false;
+  uint64_t offset = 0;
+  int version = 0;
+  bool in_records = false, have_size = false;
+  IntegrityCheck integrity(source);
+  const uint64_t size = text.size();
   while (!text.empty()) {
     const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    const std::string_view with_newline = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(with_newline.size());
+    const uint64_t line_offset = offset;
+    offset += with_newline.size();
     ++line_no;
-    if (line.empty() || line[0] == '#') continue;
     Cursor c{line, source, line_no};
+    if (version >= 2 && in_records && line.rfind("checksum ", 0) == 0) {
+      c.word("checksum");
+      integrity.checksum_line(c, line_offset, file.header.world_size);
+      integrity.block_ends(offset);
+      continue;
+    }
+    if (version >= 2 && in_records && line.rfind("eof ", 0) == 0) {
+      if (nl == std::string_view::npos) c.fail("a complete 'eof' line (" + IntegrityCheck::kCorrupted + ")");
+      c.word("eof");
+      integrity.end_line(c, line_offset, file.header.world_size);
+      continue;
+    }
+    if (integrity.ended()) c.fail("nothing after the 'eof' line (" + IntegrityCheck::kCorrupted + ")");
+    integrity.block_continues(with_newline);
+    if (line.empty() || line[0] == '#') continue;
     if (!in_records) {
       const std::string_view key = c.word("a header key");
       if (key == "format") {
         if (c.word("the format name") != "mpimon-job") c.fail("format 'mpimon-job'");
-        const int version = c.number<int>(c.word("a format version"), "a format version");
-        if (version != kJobFormatVersion)
-          c.fail("format version " + std::to_string(kJobFormatVersion) + ", found " + std::to_string(version));
-        have_format = true;
+        version = c.number<int>(c.word("a format version"), "a format version");
+        if (version < 1 || version > kJobFormatVersion)
+          c.fail("format version 1 to " + std::to_string(kJobFormatVersion) + ", found " + std::to_string(version));
       } else if (key == "world_size") {
         file.header.world_size = c.number<int>(c.word("the world size"), "the world size");
         if (file.header.world_size <= 0) c.fail("a positive world size");
@@ -166,7 +268,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       } else if (key == "end") {
         file.header.end_time = c.word("an end time");
       } else if (key == "records") {
-        if (!have_format) c.fail("a 'format mpimon-job 1' line before 'records'");
+        if (version == 0) c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
         if (!have_size) c.fail("a 'world_size' line before 'records'");
         in_records = true;
       } else {
@@ -223,6 +325,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
     on_record(r);
   }
   if (!in_records) throw FormatError(std::string(source) + ": expected a 'records' line, found end of file");
+  if (version >= 2) integrity.at_end_of_file(size);
   return file.header;
 }
 

@@ -1,5 +1,6 @@
 #include "pvars.h"
 
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include "ompi_glue.h"
 
 #include <mpi.h>
+#include "flush_phases.h"
 #include "prof_format.h"
 #include "runtime.h"
 #include "world_rank.h"
@@ -94,40 +96,67 @@ int notify_peer_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* ob
 }
 
 // ---------------------------------------------------------------------------------------
-// Flush (phases)
+// Flush (phases): flush_phases.h says how a failed flush returns an error and loses
+// nothing.
 
-std::mutex flush_mutex;
-std::string flush_prefix;
-Snapshot last_flush;  // totals at the previous flush (empty: phase 0 starts at MPI_Init)
+FlushPhases& flush_phases() {
+  static FlushPhases* phases = new FlushPhases();  // used until process exit
+  return *phases;
+}
+
+// The MPI error class closest to a file error: what MPI_T_pvar_stop / _write return.
+int mpi_error_class(int code) {
+  switch (code) {
+    case ENOSPC:
+    case EDQUOT: return MPI_ERR_NO_SPACE;
+    case ENOENT:
+    case ENOTDIR: return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST: return MPI_ERR_FILE_EXISTS;
+    case EACCES:
+    case EPERM: return MPI_ERR_ACCESS;
+    case ENAMETOOLONG:
+    case EISDIR:
+    case EINVAL: return MPI_ERR_BAD_FILE;
+    case EROFS: return MPI_ERR_READ_ONLY;
+    default: return MPI_ERR_IO;
+  }
+}
+
+int report_flush_error(const FileError& error) {
+  warn("rank " + std::to_string(Runtime::instance().world_rank()) + ": flush not written: " + error.message +
+       " (nothing is lost: the next flush or the finalize dump includes this phase)");
+  return mpi_error_class(error.code);
+}
 
 int write_flush_prefix(mca_base_pvar_t*, const void* value, void*) {
-  std::lock_guard lock(flush_mutex);
-  flush_prefix = value == nullptr ? "" : static_cast<const char*>(value);
+  // Open MPI's test/monitoring/monitoring_test.c writes a pointer to NULL to mean "no
+  // file": its bytes read as an empty string, as does "".
+  flush_phases().set_prefix(value == nullptr ? "" : static_cast<const char*>(value));
   return OMPI_SUCCESS;
 }
 
-int read_flush_prefix(const mca_base_pvar_t*, void*, void*) { return OMPI_SUCCESS; }
+// The core reads a started handle before stopping it: the phase file is written here.
+int read_flush_prefix(const mca_base_pvar_t*, void*, void*) {
+  Runtime& runtime = Runtime::instance();
+  const FileError error =
+      flush_phases().prepare(runtime.engine.snapshot(), runtime.world_rank(), runtime.settings.split_internal());
+  return error ? report_flush_error(error) : OMPI_SUCCESS;
+}
 
 int notify_flush(mca_base_pvar_t*, mca_base_pvar_event_t event, void*, int* count) {
-  if (event == MCA_BASE_PVAR_HANDLE_BIND) {
-    *count = 0;  // the core copies count values on write: nothing for a string
-    return OMPI_SUCCESS;
+  switch (event) {
+    case MCA_BASE_PVAR_HANDLE_BIND:
+      *count = 0;  // the core copies count values on write: nothing for a string
+      return OMPI_SUCCESS;
+    case MCA_BASE_PVAR_HANDLE_STOP:
+      if (const FileError error = flush_phases().commit()) report_flush_error(error);  // the core ignores our result
+      return OMPI_SUCCESS;
+    case MCA_BASE_PVAR_HANDLE_UNBIND:
+      flush_phases().drop_prepared();
+      return OMPI_SUCCESS;
+    default:
+      return OMPI_SUCCESS;
   }
-  if (event != MCA_BASE_PVAR_HANDLE_STOP) return OMPI_SUCCESS;
-  Runtime& runtime = Runtime::instance();
-  std::lock_guard lock(flush_mutex);
-  const Snapshot now = runtime.engine.snapshot();
-  const Snapshot phase = snapshot_difference(now, last_flush);
-  last_flush = now;
-  if (flush_prefix.empty()) return OMPI_SUCCESS;
-  Settings settings = runtime.settings;
-  settings.dump_target = DumpTarget::file;
-  settings.dump_prefix = flush_prefix;
-  if (std::string problem = write_prof_dump(settings, runtime.world_rank(), phase); !problem.empty()) {
-    warn(problem);
-    return OMPI_ERROR;
-  }
-  return OMPI_SUCCESS;
 }
 
 }  // namespace
@@ -153,7 +182,8 @@ void register_peer_variables(const char* framework, const char* name, const char
 int register_flush_variable() {
   return mca_base_pvar_register("ompi", "pml", "monitoring", "flush",
                                 "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "
-                                "the traffic since the previous flush (mpimon)",
+                                "the traffic since the previous flush; an empty prefix writes nothing and ends no phase; "
+                                "a flush that cannot be written makes the stop fail and loses nothing (mpimon)",
                                 OPAL_INFO_LVL_1, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_STRING, nullptr,
                                 MPI_T_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_IWG, read_flush_prefix, write_flush_prefix,
                                 notify_flush, nullptr);

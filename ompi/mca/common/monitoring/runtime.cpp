@@ -1,21 +1,17 @@
 #include "runtime.h"
 
-#include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
-#include "atomic_file.h"
 #include "job_format.h"
 #include "mpit_events_producer.h"
 #include "mca_values.h"
 #include "ompi_glue.h"
 
 #include <mpi.h>
+#include "end_of_job_files.h"
 #include "prof_format.h"
 
 #include <ompi/mca/hook/base/base.h>
@@ -119,8 +115,8 @@ void Runtime::finalize_dump() {
   const Snapshot records = engine.snapshot();
   const LayerDump layers = layer_dumps();
   if (std::string problem = write_prof_dump(settings, world_rank_, records, layers.prof); !problem.empty())
-    warn(problem);
-  if (private_comm_ != nullptr) write_job_file(records, layers.job_annotations);
+    warn_once_per_job(problem);
+  write_dump_files(records, layers);
   set_recording(true);
 }
 
@@ -134,116 +130,49 @@ std::string running_open_mpi_version() {
   return v ? std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->release) : "unknown";
 }
 
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  PMPI_Error_string(code, text, &length);
-  return text;
-}
-
-// <name>, or <name>.<n> for the first n >= 1 that does not exist yet.
-std::string first_free_name(const std::string& name) {
-  std::error_code ec;
-  if (!std::filesystem::exists(name, ec)) return name;
-  for (int n = 1;; ++n) {
-    const std::string candidate = name + "." + std::to_string(n);
-    if (!std::filesystem::exists(candidate, ec)) return candidate;
-  }
-}
-
 }  // namespace
 
-// Each rank writes its own block (O(its non-zeros), nothing gathered anywhere) with one
-// collective MPI-IO call at the offset an exscan gives, into a temporary name that rank
-// 0 renames once every rank is done. A failure anywhere leaves no file.
-void Runtime::write_job_file(const Snapshot& records, const std::string& annotations) {
-  const auto started = std::chrono::steady_clock::now();
+// The per-rank .prof files and the job file, written together (end_of_job_files.h) on
+// the private communicator (duplicated now if MPI_Init did not).
+void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers) {
+  EndOfJobContent content;
+  content.prof_to_file = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
+  content.job_file = !settings.job_file.empty();
+  if (!content.prof_to_file && !content.job_file) return;
   auto* comm = static_cast<ompi_communicator_t*>(private_comm_);
-  std::string block;
-  if (world_rank_ == 0) {
-    JobHeader header;
-    header.world_size = ompi_comm_size(comm);
-    header.enable_level = settings.enable_level;
-    header.open_mpi_version = running_open_mpi_version();
-    header.start_time = iso8601_utc(start_time_);
-    header.end_time = iso8601_utc(static_cast<long long>(std::time(nullptr)));
-    block = format_job_header(header);
-  }
-  block += format_job_records(world_rank_, records);
-  block += annotations;
-
-  unsigned long long length = block.size(), offset = 0;
-  PMPI_Exscan(&length, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
-  if (world_rank_ == 0) offset = 0;  // Exscan leaves rank 0's result undefined
-
-  // Same temporary name on every rank: derived from the job id.
-  const std::filesystem::path final_path(settings.job_file);
-  const std::string temporary =
-      (final_path.parent_path() / ("." + final_path.filename().string() + ".mpimon-tmp." +
-                                   std::to_string(ompi_proc_local_proc->super.proc_name.jobid)))
-          .string();
-  std::string problem;
-  MPI_File file;
-  int rc = PMPI_File_open(comm, temporary.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
-  if (rc != MPI_SUCCESS) {
-    problem = "cannot create " + temporary + ": " + mpi_error_text(rc);
-  } else {
-    rc = PMPI_File_set_size(file, 0);  // a stale temporary from a crashed run
-    if (rc == MPI_SUCCESS && length > static_cast<unsigned long long>(INT32_MAX)) rc = MPI_ERR_COUNT;
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_File_write_at_all(file, static_cast<MPI_Offset>(offset), block.data(), static_cast<int>(length),
-                                  MPI_CHAR, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) problem = "cannot write " + temporary + ": " + mpi_error_text(rc);
-    const int close_rc = PMPI_File_close(&file);
-    if (problem.empty() && close_rc != MPI_SUCCESS) problem = "cannot close " + temporary + ": " + mpi_error_text(close_rc);
-  }
-  // Everyone learns whether anyone failed (this also orders every write before the rename).
-  int failed = problem.empty() ? 0 : 1, any_failed = 0;
-  PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
-  if (world_rank_ == 0) {
-    if (any_failed) {
-      std::error_code ec;
-      std::filesystem::remove(temporary, ec);
-      warn("job file " + settings.job_file + " not written: " +
-           (problem.empty() ? std::string("another rank failed to write its records") : problem));
-    } else {
-      const std::string name = first_free_name(settings.job_file);
-      if (std::rename(temporary.c_str(), name.c_str()) != 0) {
-        warn("job file " + name + " not written: cannot rename " + temporary + ": " + std::strerror(errno));
-        std::remove(temporary.c_str());
-      } else {
-        if (name != settings.job_file) warn(settings.job_file + " exists: job file written to " + name + " instead");
-        if (settings.verbose) {
-          const double ms =
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-          std::error_code ec;
-          warn("job file " + name + ": " + std::to_string(std::filesystem::file_size(name, ec)) + " bytes from " +
-               std::to_string(ompi_comm_size(comm)) + " ranks, written in " + std::to_string(ms) + " ms");
-        }
-      }
-    }
-  }
-  ompi_comm_free(&comm);
   private_comm_ = nullptr;
+  if (comm == nullptr && ompi_comm_dup(&ompi_mpi_comm_world.comm, &comm) != OMPI_SUCCESS) {
+    warn_once_per_job("cannot duplicate MPI_COMM_WORLD for the end-of-job files: no job file, no .prof files");
+    return;
+  }
+  if (content.prof_to_file)
+    content.prof_text = format_prof(world_rank_, records, settings.split_internal(), layers.prof);
+  if (content.job_file) {
+    if (world_rank_ == 0) {
+      content.job_header.world_size = ompi_comm_size(comm);
+      content.job_header.enable_level = settings.enable_level;
+      content.job_header.open_mpi_version = running_open_mpi_version();
+      content.job_header.start_time = iso8601_utc(start_time_);
+      content.job_header.end_time = iso8601_utc(static_cast<long long>(std::time(nullptr)));
+    }
+    content.job_body = format_job_records(world_rank_, records) + layers.job_annotations;
+  }
+  write_end_of_job_files(comm, settings, world_rank_, content);
+  ompi_comm_free(&comm);
 }
 
 std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records,
                             const ProfExtras& extras) {
   if (settings.dump_target == DumpTarget::none) return {};
+  if (settings.dump_target == DumpTarget::file)  // written collectively by write_dump_files
+    return settings.dump_prefix.empty() ? "pml_monitoring_enable_output asks for a file but pml_monitoring_filename "
+                                          "is empty: no .prof files written"
+                                        : std::string();
   const std::string text = format_prof(world_rank, records, settings.split_internal(), extras);
-  if (settings.dump_target == DumpTarget::standard_output || settings.dump_target == DumpTarget::standard_error) {
-    // One write per rank keeps ranks' dumps from interleaving line by line.
-    FILE* stream = settings.dump_target == DumpTarget::standard_output ? stdout : stderr;
-    std::fwrite(text.data(), 1, text.size(), stream);
-    std::fflush(stream);
-    return {};
-  }
-  if (settings.dump_prefix.empty())
-    return "rank " + std::to_string(world_rank) +
-           ": pml_monitoring_enable_output asks for a file but pml_monitoring_filename is empty; no dump written";
-  const std::string path = settings.dump_prefix + "." + std::to_string(world_rank) + ".prof";
-  if (std::string error = write_file_atomically(path, text); !error.empty())
-    return "rank " + std::to_string(world_rank) + ": monitoring dump not written: " + error;
+  // One write per rank keeps ranks' dumps from interleaving line by line.
+  FILE* stream = settings.dump_target == DumpTarget::standard_output ? stdout : stderr;
+  std::fwrite(text.data(), 1, text.size(), stream);
+  std::fflush(stream);
   return {};
 }
 

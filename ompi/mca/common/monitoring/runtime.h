@@ -91,11 +91,12 @@ class Runtime {
   PrivateFilterSwitch private_filter_switch_ = nullptr;
   bool private_filter_on_ = false;
 
-  void write_job_file(const Snapshot& records, const std::string& annotations);
+  void write_dump_files(const Snapshot& records, const LayerDump& layers);
 };
 
-// Writes the .prof text of `records` where `settings` says. Returns an empty string or a
-// one-line warning (what, where, why).
+// Prints the .prof text of `records` on stdout or stderr when `settings` say so (files
+// are written by finalize_dump, together with the job file). Returns an empty string or
+// a one-line warning for the whole job.
 std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records,
                             const ProfExtras& extras = {});
 

@@ -1,0 +1,135 @@
+#include "end_of_job_files.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "atomic_file.h"
+#include "output_names.h"
+#include "runtime.h"
+
+namespace mpimon {
+namespace {
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Rank 0's broadcast: the job file's shared temporary.
+struct SharedTemporary {
+  char name[96] = {};
+  uint64_t inode = 0;
+  int created = 0;
+};
+
+// Writes this rank's block into the job file's temporary. Collective. On return, `job`
+// (rank 0) holds the complete, synced, size-checked temporary, or is closed. Returns
+// the file's size (rank 0) and prints each failing rank's reason.
+uint64_t write_job_temporary(MPI_Comm comm, int rank, int size, const std::string& path,
+                             const EndOfJobContent& content, NewFile& job) {
+  std::string block = (rank == 0 ? format_job_header(content.job_header) : std::string()) + content.job_body;
+  seal_job_block(rank, block);
+  unsigned long long length = block.size(), offset = 0;
+  PMPI_Exscan(&length, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  if (rank == 0) offset = 0;  // Exscan leaves rank 0's result undefined
+  if (rank == size - 1) block += job_end_line(offset + block.size());
+
+  FileError error;
+  SharedTemporary shared;
+  if (rank == 0) {
+    remove_stale_temporaries(folder_of(path));  // left by ranks 0 of killed runs
+    job = NewFile::create(path, error, Temporary::named);
+    if (!error) {
+      std::snprintf(shared.name, sizeof shared.name, "%s", job.temporary_name().c_str());
+      shared.inode = job.inode();
+      shared.created = 1;
+    }
+  }
+  PMPI_Bcast(&shared, sizeof shared, MPI_BYTE, 0, comm);
+  if (!shared.created) {
+    if (rank == 0) warn("job file " + path + " not written: " + error.message);
+    return 0;
+  }
+  if (rank != 0) job = NewFile::join(path, shared.name, shared.inode, error);
+  if (!error) job.write_at(offset, block, error);
+  if (!error) job.sync(error);
+  if (!error) job.verify_at(offset, block, error);
+  if (error) warn("rank " + std::to_string(rank) + ": job file " + path + " not written: " + error.message);
+  // Everyone's outcome, and the total size (from the last rank); this also orders every
+  // write before rank 0's checks.
+  unsigned long long status[2] = {error ? 1ull : 0ull, rank == size - 1 ? offset + block.size() : 0ull};
+  PMPI_Allreduce(MPI_IN_PLACE, status, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm);
+  if (rank != 0) {
+    job.discard();  // joined: closes only
+    return 0;
+  }
+  if (status[0] != 0) {
+    if (!error)
+      warn("job file " + path + " not written: " + std::to_string(status[0]) +
+           " rank(s) could not write their records (see their messages)");
+    job.discard();
+    return 0;
+  }
+  if (!job.finish(error, static_cast<int64_t>(status[1]))) {
+    warn("job file " + path + " not written: " + error.message);
+    job.discard();
+    return 0;
+  }
+  return status[1];
+}
+
+}  // namespace
+
+void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, const EndOfJobContent& content) {
+  if (!content.prof_to_file && !content.job_file) return;
+  const auto started = std::chrono::steady_clock::now();
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+
+  NewFile prof;
+  if (content.prof_to_file) {
+    FileError error;
+    prof = NewFile::create(prof_file_name(settings.dump_prefix, 0, rank), error);
+    if (!error) prof.write(content.prof_text, error);
+    if (!error) prof.finish(error);
+    if (error) {
+      warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + error.message);
+      prof.discard();
+    }
+  }
+  NewFile job;
+  const uint64_t job_bytes =
+      content.job_file ? write_job_temporary(comm, rank, size, settings.job_file, content, job) : 0;
+
+  // One run number for every file of the run (output_names.h).
+  std::vector<RunOutput> outputs(2);
+  outputs[0].file = &job;
+  outputs[0].name_for = [&](int n) { return numbered_name(settings.job_file, n); };
+  outputs[1].file = &prof;
+  outputs[1].name_for = [&](int n) { return prof_file_name(settings.dump_prefix, n, rank); };
+  const int run = publish_run_outputs(outputs, [&](int mine) {
+    int values[2] = {mine, -mine};
+    PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, comm);
+    return std::make_pair(values[0], -values[1]);
+  });
+  if (outputs[0].error) warn("job file " + settings.job_file + " not written: " + outputs[0].error.message);
+  if (outputs[1].error)
+    warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + outputs[1].error.message);
+
+  if (rank == 0 && run > 0) {
+    std::string names;
+    if (content.job_file) names = "job file " + numbered_name(settings.job_file, run);
+    if (content.prof_to_file)
+      names += (names.empty() ? "" : " and ") + std::string(".prof files ") + numbered_name(settings.dump_prefix, run) +
+               ".<rank>.prof";
+    warn("files of an earlier run are in the way, and nothing is overwritten: this run's " + names);
+  }
+  if (rank == 0 && settings.verbose && job_bytes > 0) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    warn("job file " + numbered_name(settings.job_file, run) + ": " + std::to_string(job_bytes) + " bytes from " +
+         std::to_string(size) + " ranks, written in " + std::to_string(ms) + " ms");
+  }
+}
+
+}  // namespace mpimon
