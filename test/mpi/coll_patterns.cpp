@@ -481,6 +481,17 @@ int main(int argc, char** argv) {
     MPI_Allreduce(out.data(), in.data(), 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   else if (mode == "dupfree") dup_free(argc > 2 ? std::atoi(argv[2]) : 10000);
+  else if (mode == "reused_cid") {
+    // Two splits one after the other, the first freed before the second: Open MPI gives
+    // the second the first's context id (and default name) with other members, as in HPCC.
+    for (const int color : {scenario::rank % 2, scenario::rank < scenario::size / 2 ? 0 : 1}) {
+      MPI_Comm split;
+      MPI_Comm_split(MPI_COMM_WORLD, color, scenario::rank, &split);
+      int value = scenario::rank;
+      MPI_Bcast(&value, 1, MPI_INT, 0, split);
+      MPI_Comm_free(&split);
+    }
+  }
   else {
     std::fprintf(stderr, "coll_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

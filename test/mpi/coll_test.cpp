@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "communicator_classes.h"
 #include "job_format.h"
 #include "mpi_job.h"
 
@@ -66,11 +67,13 @@ TEST(Coll, CollectivesSectionOfTheDumps4Ranks) {
     for (const std::string& f : a.fields) line += " " + f;
     (a.keyword == "collectives" ? collectives : communicators).push_back(line);
   }
-  EXPECT_EQ(communicators, std::vector<std::string>{"communicator MPI_COMM_WORLD 0,1,2,3"});
-  EXPECT_EQ(collectives, (std::vector<std::string>{"collectives 0 MPI_COMM_WORLD 1 72 0 0 1 120",
-                                                   "collectives 1 MPI_COMM_WORLD 0 0 0 0 1 120",
-                                                   "collectives 2 MPI_COMM_WORLD 0 0 0 0 1 120",
-                                                   "collectives 3 MPI_COMM_WORLD 0 0 0 0 1 120"}));
+  // MPI_COMM_WORLD has context id 0 on every rank; its identity ties the lines together.
+  const std::string world = CommunicatorClasses("MPI_COMM_WORLD", {0, 1, 2, 3}, 0).identity();
+  EXPECT_EQ(communicators, std::vector<std::string>{"communicator " + world + " MPI_COMM_WORLD 0,1,2,3"});
+  EXPECT_EQ(collectives, (std::vector<std::string>{"collectives 0 " + world + " 1 72 0 0 1 120",
+                                                   "collectives 1 " + world + " 0 0 0 0 1 120",
+                                                   "collectives 2 " + world + " 0 0 0 0 1 120",
+                                                   "collectives 3 " + world + " 0 0 0 0 1 120"}));
   int coll_records = 0;
   for (const JobRecord& r : file.records) coll_records += r.category == Category::coll;
   EXPECT_EQ(coll_records, 12);

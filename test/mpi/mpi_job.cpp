@@ -39,8 +39,14 @@ std::vector<std::string> concat_arguments(std::vector<std::string> a, const std:
   return a;
 }
 
+std::string shell_quote(const std::string& s) { return quote(s); }
+
 JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components) {
+  return run_shell(folder, mpirun_command(ranks, arguments, components));
+}
+
+std::string mpirun_command(int ranks, const std::vector<std::string>& arguments, Components components) {
   // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
   // monitoring components are found.
   const std::string component_path =
@@ -50,7 +56,7 @@ JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::s
   std::string command = "env " + component_path;
   command += " " MPIRUN_EXECUTABLE " -np " + std::to_string(ranks);
   for (const std::string& a : arguments) command += " " + quote(a);
-  return run_shell(folder, command);
+  return command;
 }
 
 JobResult run_shell(const fs::path& folder, const std::string& command) {

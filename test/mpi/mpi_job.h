@@ -26,6 +26,10 @@ JobResult run_job(int ranks, const std::vector<std::string>& arguments, Componen
 // The same in an existing folder.
 JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components = Components::ours);
+// The shell command run_job_in runs (for wrapping it, e.g. in `unshare -m`).
+std::string mpirun_command(int ranks, const std::vector<std::string>& arguments, Components components = Components::ours);
+// `s` quoted for the shell.
+std::string shell_quote(const std::string& s);
 // Any shell command in `folder` (stdout and stderr together).
 JobResult run_shell(const std::filesystem::path& folder, const std::string& command);
 std::filesystem::path new_test_folder();

@@ -2,7 +2,7 @@
 // computed from the known communication pattern; prints "rank <r>: OK <mode>" or what
 // differed.
 //
-//   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases
+//   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases | failing_flushes [full prefix]
 #include <mpi.h>
 
 #include <cstdio>
@@ -234,6 +234,42 @@ void phases(MPI_T_pvar_session session) {
   MPI_T_pvar_handle_free(session, &flush);
 }
 
+// Flushes that cannot be written return an error and lose nothing (flush_phases.h).
+// Ring messages 1, 2, 4, ... per attempt; the last flush (phase_ok) must hold them all.
+// argv[2], if given: a prefix on a full file system.
+void failing_flushes(MPI_T_pvar_session session, const char* full_prefix) {
+  const int index = pvar_index("pml_monitoring_flush", MPI_T_PVAR_CLASS_GENERIC);
+  MPI_T_pvar_handle flush;
+  int count;
+  MPI_T_pvar_handle_alloc(session, index, nullptr, &flush, &count);
+  MPI_T_pvar_start(session, flush);
+  int messages = 1;
+  auto attempt = [&](const void* prefix, int expected, const std::string& what) {
+    ring_messages(MPI_COMM_WORLD, messages, 3);
+    messages *= 2;
+    // A write on a started handle already writes the phase and returns the precise error
+    // class; Open MPI's core turns any failure of a stop into MPI_T_ERR_PVAR_NO_STARTSTOP.
+    const int written = MPI_T_pvar_write(session, flush, prefix);
+    const int stopped = MPI_T_pvar_stop(session, flush);
+    const int expected_stop = expected == MPI_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_PVAR_NO_STARTSTOP;
+    check(stopped == expected_stop, what + ": stop returned " + std::to_string(stopped));
+    check(written == expected, what + ": write returned " + std::to_string(written) + ", expected " + std::to_string(expected));
+    // A failed stop leaves the handle started (nothing ended); a successful one needs a start.
+    if (stopped == MPI_SUCCESS) MPI_T_pvar_start(session, flush);
+  };
+  attempt("missing/phase", MPI_ERR_NO_SUCH_FILE, "missing folder");
+  const std::string long_prefix(5000, 'p');
+  attempt(long_prefix.c_str(), MPI_ERR_BAD_FILE, "5000-character prefix");
+  attempt("", MPI_SUCCESS, "empty prefix");
+  static const void* null_pointer = nullptr;  // what Open MPI's monitoring_test.c writes to mean "no file"
+  attempt(&null_pointer, MPI_SUCCESS, "pointer to NULL");
+  if (full_prefix != nullptr) attempt(full_prefix, MPI_ERR_NO_SPACE, "full disk");
+  ring_messages(MPI_COMM_WORLD, messages, 3);
+  check(MPI_T_pvar_write(session, flush, "phase_ok") == MPI_SUCCESS, "phase_ok write");
+  check(MPI_T_pvar_stop(session, flush) == MPI_SUCCESS, "phase_ok stop");
+  MPI_T_pvar_handle_free(session, &flush);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,6 +284,7 @@ int main(int argc, char** argv) {
   else if (mode == "freed") freed(session);
   else if (mode == "misuse") misuse(session);
   else if (mode == "phases") phases(session);
+  else if (mode == "failing_flushes") failing_flushes(session, argc > 2 ? argv[2] : nullptr);
   else {
     std::fprintf(stderr, "pvar_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

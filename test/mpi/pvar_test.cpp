@@ -136,7 +136,9 @@ TEST(JobFile, ExistingNameIsNeverOverwritten8Ranks) {
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_EQ(read_text(job.folder / "job.txt"), first);
   EXPECT_TRUE(fs::exists(job.folder / "job.txt.1"));
-  EXPECT_NE(second.output.find("mpimon: job.txt exists: job file written to job.txt.1 instead"), std::string::npos)
+  EXPECT_NE(second.output.find("mpimon: files of an earlier run are in the way, and nothing is overwritten: this run's "
+                               "job file job.txt.1\n"),
+            std::string::npos)
       << second.output;
   EXPECT_EQ(read_job_file((job.folder / "job.txt.1").string()).records.size(), 8u);
 }
@@ -145,10 +147,10 @@ TEST(JobFile, UnwritableLocationWarnsExitsZeroAndLeavesNoFile4Ranks) {
   const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
                                     "missing/job.txt", kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_NE(job.output.find("mpimon: job file missing/job.txt not written: cannot create missing/.job.txt.mpimon-tmp."),
+  EXPECT_NE(job.output.find("mpimon: job file missing/job.txt not written: missing/job.txt: cannot open its folder "
+                            "missing: No such file or directory"),
             std::string::npos)
       << job.output;
-  EXPECT_NE(job.output.find("no such file or directory"), std::string::npos) << job.output;
   EXPECT_TRUE(fs::is_empty(job.folder));
 }
 

@@ -213,6 +213,13 @@ TEST(JobFormat, NothingMayFollowTheEofLine) {
                "job.txt:16: expected nothing after the 'eof' line (incomplete or corrupted job file)");
 }
 
+TEST(JobFormat, OneCommunicatorIdentityHasOneMemberList) {
+  const std::string same = "communicator 4-00000000000000aa comm 0,1\n";
+  EXPECT_EQ(parse_job_file(assemble_job_file(sample_header(), {same, same, "", ""}), "job.txt").annotations.size(), 2u);
+  expect_error(assemble_job_file(sample_header(), {same, "communicator 4-00000000000000aa comm 2,3\n", "", ""}),
+               "job.txt:11: expected one member list per communicator identity, found a second one for 4-00000000000000aa");
+}
+
 TEST(JobFormat, UnknownAnnotationsInsideABlockAreCoveredAndKept) {
   const std::string text = assemble_job_file(sample_header(), {"", "future_keyword 1 two\n", "", ""});
   const JobFile file = parse_job_file(text, "job.txt");

@@ -634,6 +634,7 @@ int publish_log(MPI_Comm, int, void*, void*) {
     std::lock_guard<std::mutex> lock(g.mutex);
     file = std::move(g.file);
   }
+  if (g.world_rank == 0) mpimon::remove_stale_temporaries(mpimon::folder_of(g.output_prefix));
   std::vector<mpimon::RunOutput> outputs(1);
   outputs[0].file = &file;
   outputs[0].name_for = [&](int n) { return log_file_path(mpimon::numbered_name(g.output_prefix, n), g.world_rank); };

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -91,9 +92,13 @@ struct sigaction saved_actions[3];
 int slots_in_use = 0;
 std::mutex signal_mutex;
 
-void remove_on_signal(int signal_number) {
+void remove_all_slots() {
   for (SignalSlot& slot : signal_slots)
     if (slot.used.load(std::memory_order_acquire)) ::unlinkat(slot.folder_fd, slot.name, 0);
+}
+
+void remove_on_signal(int signal_number) {
+  remove_all_slots();
   for (size_t i = 0; i < std::size(kSignals); ++i)
     if (kSignals[i] == signal_number) ::sigaction(signal_number, &saved_actions[i], nullptr);
   ::raise(signal_number);  // delivered to the previous disposition once we return
@@ -108,6 +113,12 @@ int take_signal_slot(int folder_fd, const std::string& name) {
     slot.folder_fd = folder_fd;
     std::memcpy(slot.name, name.c_str(), name.size() + 1);
     slot.used.store(true, std::memory_order_release);
+    static const bool at_exit = [] {
+      // Open MPI ends a process whose peer died through exit() as often as by SIGTERM.
+      std::atexit(remove_all_slots);
+      return true;
+    }();
+    (void)at_exit;
     if (slots_in_use++ == 0) {
       struct sigaction ours {};
       ours.sa_handler = remove_on_signal;
@@ -153,6 +164,8 @@ bool write_all(int fd, std::string_view data, int64_t offset, int& code) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
+
+std::string folder_of(const std::string& path) { return split_path(path).folder; }
 
 std::string new_temporary_name() {
   return kTemporaryPrefix + host_tag() + "-" + std::to_string(::getpid()) + "-" + to_hex(random_64(), 16) +
@@ -453,6 +466,14 @@ bool NewFile::publish(const std::string& path, Existing existing, FileError& err
   temporary_name_.clear();
   discard();
   return true;
+}
+
+bool NewFile::close(FileError& error) {
+  const int fd = std::exchange(fd_, -1);
+  const bool closed = fd < 0 || ::close(fd) == 0;
+  if (!closed) error = fail("cannot close " + temporary_description(), errno);
+  discard();
+  return closed;
 }
 
 void NewFile::discard() {

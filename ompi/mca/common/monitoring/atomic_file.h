@@ -33,6 +33,12 @@
 // Usage (several processes writing one file, the job file): one process creates a
 // shared temporary (Temporary::named), the others join() it by name and inode and
 // write_at() their parts; the creator publishes once all are done.
+//
+// Usage (a file that grows while readers may look, e.g. a time series): create(), write
+// a first complete part, finish(), add_name(final) (never overwrites; the descriptor
+// stays open), then keep write()-ing and sync()-ing; discard() closes at the end and
+// keeps the name. Its format must then let a reader tell where the last complete part
+// ends (a checksummed record, like the job file's blocks).
 #pragma once
 
 #include <sys/types.h>
@@ -108,6 +114,9 @@ class NewFile {
   bool publish(const std::string& path, Existing existing, FileError& error);
   // Removes the temporary (if this object created it) and closes.
   void discard();
+  // For a joined file: closes and reports what close() reports (NFS and Lustre write
+  // back and report a full disk there).
+  bool close(FileError& error);
 
   // For a decision several processes take together (output_names.h): add_name() gives
   // the content the name `path` (same folder) without replacing anything and without
@@ -138,6 +147,9 @@ std::string write_file_atomically(const std::string& path, std::string_view cont
 // processes that died: made on this host by a process that no longer exists, or not
 // modified for a day (another host's). Returns how many were removed.
 int remove_stale_temporaries(const std::string& folder);
+
+// The folder part of `path` ("." when there is none), as NewFile resolves it.
+std::string folder_of(const std::string& path);
 
 // The name of a named temporary made now by this process (exposed for tests).
 std::string new_temporary_name();

@@ -11,11 +11,6 @@
 namespace mpimon {
 namespace {
 
-std::string folder_of(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Rank 0's broadcast: the job file's shared temporary.
 struct SharedTemporary {
   char name[96] = {};
@@ -53,8 +48,11 @@ uint64_t write_job_temporary(MPI_Comm comm, int rank, int size, const std::strin
   }
   if (rank != 0) job = NewFile::join(path, shared.name, shared.inode, error);
   if (!error) job.write_at(offset, block, error);
-  if (!error) job.sync(error);
   if (!error) job.verify_at(offset, block, error);
+  // Local file systems report a full disk at write; NFS and Lustre at the latest at
+  // close, which also makes the data visible to rank 0's size check. Rank 0 syncs the
+  // whole file once everyone is done.
+  if (!error && rank != 0) job.close(error);
   if (error) warn("rank " + std::to_string(rank) + ": job file " + path + " not written: " + error.message);
   // Everyone's outcome, and the total size (from the last rank); this also orders every
   // write before rank 0's checks.
@@ -87,14 +85,24 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
   int size = 0;
   PMPI_Comm_size(comm, &size);
 
+  // .prof files: all or none. A missing rank would read as a rank that sent nothing.
   NewFile prof;
   if (content.prof_to_file) {
+    const std::string folder = folder_of(prof_file_name(settings.dump_prefix, 0, rank));
+    if (rank == 0 && (!content.job_file || folder != folder_of(settings.job_file)))
+      remove_stale_temporaries(folder);  // named temporaries of killed runs (where O_TMPFILE is missing)
     FileError error;
     prof = NewFile::create(prof_file_name(settings.dump_prefix, 0, rank), error);
     if (!error) prof.write(content.prof_text, error);
     if (!error) prof.finish(error);
-    if (error) {
-      warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + error.message);
+    if (error) warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + error.message);
+    int failed = error ? 1 : 0;
+    PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, comm);
+    if (failed != 0) {
+      if (rank == 0)
+        warn("no .prof file written: " + std::to_string(failed) +
+             " rank(s) could not write theirs (see their messages), and a partial set would read as ranks that sent "
+             "nothing");
       prof.discard();
     }
   }

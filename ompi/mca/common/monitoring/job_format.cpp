@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <unordered_map>
 
 namespace mpimon {
 
@@ -223,6 +224,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
   int version = 0;
   bool in_records = false, have_size = false;
   IntegrityCheck integrity(source);
+  std::unordered_map<std::string, uint64_t> communicator_members;  // identity -> hash of its members
   const uint64_t size = text.size();
   while (!text.empty()) {
     const size_t nl = text.find('\n');
@@ -285,6 +287,15 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       while (!c.line.empty()) {
         while (!c.line.empty() && c.line.front() == ' ') c.line.remove_prefix(1);
         if (!c.line.empty()) a.fields.emplace_back(c.word("a field"));
+      }
+      if (version >= 2 && a.keyword == "communicator") {
+        // One identity, one member list (communicator_classes.h): a clash of the 64-bit
+        // hash, or a damaged file, is refused rather than mixing two communicators.
+        if (a.fields.size() != 3) c.fail("'communicator <identity> <name> <world ranks>'");
+        const uint64_t members = fnv1a64(a.fields[2]);
+        const auto [it, added] = communicator_members.try_emplace(a.fields[0], members);
+        if (!added && it->second != members)
+          c.fail("one member list per communicator identity, found a second one for " + a.fields[0]);
       }
       if (on_annotation) on_annotation(std::move(a));
       continue;

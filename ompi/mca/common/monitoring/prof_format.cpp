@@ -294,7 +294,16 @@ std::string read_dump_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw FormatError(path + ": read error");
-  return text.str();
+  std::string content = text.str();
+  // Neither format is ever empty or holds a NUL byte: both mean a write that did not
+  // complete (what Open MPI 4.1.4's MPI-IO left on a full disk), never "no traffic".
+  if (content.empty())
+    throw FormatError(path + ": expected a dump, found an empty file (incomplete or corrupted: a .prof file starts "
+                             "with '# POINT TO POINT', a job file with '# mpimon job file')");
+  if (const size_t nul = content.find('\0'); nul != std::string::npos)
+    throw FormatError(path + ": expected text, found a NUL byte at offset " + std::to_string(nul) +
+                      " (incomplete or corrupted file: a disk that filled up while it was written?)");
+  return content;
 }
 
 ProfFile read_prof_file(const std::string& path) { return parse_prof(read_dump_text(path), path); }
