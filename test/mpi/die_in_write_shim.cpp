@@ -1,7 +1,8 @@
 // Preloaded into the ranks of a job (mpirun -x LD_PRELOAD=...): the world rank named by
-// MPIMON_TEST_DIE_RANK kills itself with SIGKILL at its first write into one of our
-// named temporaries (the job file's shared one, `.mpimon-...tmp`). A real death in the
-// middle of the job file, for the tests of what is left behind (files_test.cpp).
+// MPIMON_TEST_DIE_RANK kills itself with SIGKILL at its first pwrite into a temporary:
+// the job file's, unnamed (`/folder/#<inode> (deleted)`) or named (`.mpimon-...tmp`);
+// only the job file is written with pwrite. A real death in the middle of the job file,
+// for the tests of what is left behind (files_test.cpp).
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
@@ -19,7 +20,8 @@ bool should_die(int fd) {
   char target[4096] = {};
   const std::string link = "/proc/self/fd/" + std::to_string(fd);
   if (::readlink(link.c_str(), target, sizeof target - 1) < 0) return false;
-  return std::strstr(target, "/.mpimon-") != nullptr;
+  return std::strstr(target, "/.mpimon-") != nullptr ||
+         (std::strstr(target, "/#") != nullptr && std::strstr(target, " (deleted)") != nullptr);
 }
 
 template <typename F>

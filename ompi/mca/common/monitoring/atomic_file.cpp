@@ -207,6 +207,7 @@ NewFile& NewFile::operator=(NewFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     created_ = std::exchange(other.created_, false);
     inode_ = other.inode_;
+    device_ = other.device_;
     bytes_written_ = other.bytes_written_;
     final_path_ = std::move(other.final_path_);
     folder_ = std::move(other.folder_);
@@ -263,8 +264,49 @@ NewFile NewFile::create(const std::string& final_path, FileError& error, Tempora
   }
   file.created_ = true;
   struct stat st {};
-  if (::fstat(file.fd_, &st) == 0) file.inode_ = st.st_ino;
+  if (::fstat(file.fd_, &st) == 0) {
+    file.inode_ = st.st_ino;
+    file.device_ = st.st_dev;
+  }
   return file;
+}
+
+NewFile NewFile::join_unnamed(const std::string& final_path, int pid, int fd, uint64_t inode, uint64_t device,
+                              FileError& error) {
+  NewFile file;
+  file.final_path_ = final_path;
+  file.folder_ = split_path(final_path).folder;
+  file.fd_ = ::open(("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd)).c_str(), O_RDWR | O_CLOEXEC);
+  struct stat st {};
+  if (file.fd_ >= 0 && (::fstat(file.fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 0 ||
+                        static_cast<uint64_t>(st.st_ino) != inode || static_cast<uint64_t>(st.st_dev) != device)) {
+    ::close(std::exchange(file.fd_, -1));
+    errno = EXDEV;
+  }
+  if (file.fd_ < 0) {
+    error = file.fail("cannot open the unnamed temporary of process " + std::to_string(pid) + " in " + file.folder_,
+                      errno);
+    return file;
+  }
+  file.inode_ = inode;
+  file.device_ = device;
+  return file;
+}
+
+bool NewFile::name_for_others(FileError& error) {
+  if (!temporary_name_.empty()) return true;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::string named = new_temporary_name();
+    if (::linkat(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd_)).c_str(), folder_fd_, named.c_str(),
+                 AT_SYMLINK_FOLLOW) == 0) {
+      temporary_name_ = named;
+      signal_slot_ = take_signal_slot(folder_fd_, named);
+      return true;
+    }
+    if (errno != EEXIST) break;
+  }
+  error = fail("cannot name " + temporary_description(), errno);
+  return false;
 }
 
 NewFile NewFile::join(const std::string& final_path, const std::string& temporary_name, uint64_t inode,
@@ -410,16 +452,10 @@ void NewFile::remove_name(const std::string& path) {
   struct stat st {};
   if (::fstatat(folder_fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || static_cast<uint64_t>(st.st_ino) != inode_)
     return;  // not (or no longer) ours
-  if (temporary_name_.empty()) {
-    // An unnamed file that was linked once cannot be linked again after its last name
-    // goes: keep it under a hidden name first (a named temporary from now on).
-    const std::string named = new_temporary_name();
-    if (::linkat(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd_)).c_str(), folder_fd_, named.c_str(),
-                 AT_SYMLINK_FOLLOW) != 0)
-      return;
-    temporary_name_ = named;
-    signal_slot_ = take_signal_slot(folder_fd_, named);
-  }
+  // An unnamed file that was linked once cannot be linked again after its last name
+  // goes: keep it under a hidden name first (a named temporary from now on).
+  FileError ignored_naming;
+  if (!name_for_others(ignored_naming)) return;
   ::unlinkat(folder_fd_, name.c_str(), 0);
 }
 
@@ -452,13 +488,7 @@ bool NewFile::publish(const std::string& path, Existing existing, FileError& err
     discard();
     return true;
   }
-  if (temporary_name_.empty()) {
-    // rename() needs a name: give the unnamed file one first.
-    const std::string named = new_temporary_name();
-    if (!add_name(folder_ + "/" + named, error)) return false;
-    temporary_name_ = named;
-    signal_slot_ = take_signal_slot(folder_fd_, named);
-  }
+  if (!name_for_others(error)) return false;  // rename() needs a name
   if (::renameat(folder_fd_, temporary_name_.c_str(), folder_fd_, name.c_str()) != 0) {
     error = FileError{path + ": cannot rename " + temporary_description() + " to it: " + std::strerror(errno), errno};
     return false;

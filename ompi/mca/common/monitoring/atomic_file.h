@@ -30,9 +30,11 @@
 //   if (error) warn(error.message);                         // "<path>: <what>: <reason>"
 //   // an unpublished temporary is removed by the destructor (or discard())
 //
-// Usage (several processes writing one file, the job file): one process creates a
-// shared temporary (Temporary::named), the others join() it by name and inode and
-// write_at() their parts; the creator publishes once all are done.
+// Usage (several processes writing one file, the job file): one process creates the
+// temporary; the others on its host join_unnamed() it through /proc (nothing is ever
+// visible in the folder, so a job killed at any moment leaves nothing behind); if some
+// process cannot (another host), the creator name_for_others() it and they join() it by
+// name and inode. Each write_at()s its part; the creator publishes once all are done.
 //
 // Usage (a file that grows while readers may look, e.g. a time series): create(), write
 // a first complete part, finish(), add_name(final) (never overwrites; the descriptor
@@ -86,6 +88,16 @@ class NewFile {
   // by this user. The joined file is never removed nor published by this process.
   static NewFile join(const std::string& final_path, const std::string& temporary_name, uint64_t inode,
                       FileError& error);
+  // Opens, for writing, the unnamed temporary that process `pid` on this host holds as
+  // descriptor `fd` (through /proc/<pid>/fd/<fd>), checking it is still unnamed and is
+  // the inode `inode` of device `device`. Fails (EXDEV) for a process on another host or
+  // in another pid namespace: the creator must then name it (name_for_others()).
+  static NewFile join_unnamed(const std::string& final_path, int pid, int fd, uint64_t inode, uint64_t device,
+                              FileError& error);
+  // Gives an unnamed temporary a hidden name, so processes elsewhere can join() it.
+  bool name_for_others(FileError& error);
+  int descriptor() const { return fd_; }
+  uint64_t device() const { return device_; }
 
   bool is_open() const { return fd_ >= 0; }
   const std::string& final_path() const { return final_path_; }
@@ -130,7 +142,7 @@ class NewFile {
   int folder_fd_ = -1;
   int fd_ = -1;
   bool created_ = false;  // this object made the temporary (and may remove it)
-  uint64_t inode_ = 0;
+  uint64_t inode_ = 0, device_ = 0;
   uint64_t bytes_written_ = 0;
   std::string final_path_, folder_, temporary_name_;
   int signal_slot_ = -1;  // RemoveOnSignal slot while a named temporary exists

@@ -1,5 +1,7 @@
 #include "end_of_job_files.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -11,12 +13,58 @@
 namespace mpimon {
 namespace {
 
-// Rank 0's broadcast: the job file's shared temporary.
+// Rank 0's broadcast: the job file's temporary. Unnamed where the file system allows:
+// ranks on rank 0's host open it through /proc/<pid>/fd/<fd>, so nothing is ever visible
+// in the folder and a job killed at any moment (mpirun may SIGKILL without SIGTERM)
+// leaves nothing. Ranks elsewhere make rank 0 give it a hidden name.
 struct SharedTemporary {
-  char name[96] = {};
-  uint64_t inode = 0;
+  char name[96] = {};  // empty: unnamed
+  uint64_t inode = 0, device = 0;
+  int pid = 0, fd = -1;
   int created = 0;
 };
+
+// Opens the job file's temporary on every rank (rank 0 creates it). Collective.
+// Returns false on every rank if rank 0 could not create it (rank 0 says why).
+bool open_job_temporary(MPI_Comm comm, int rank, const std::string& path, NewFile& job, FileError& error) {
+  SharedTemporary shared;
+  if (rank == 0) {
+    remove_stale_temporaries(folder_of(path));  // named ones of killed runs
+    job = NewFile::create(path, error);
+    if (!error) {
+      std::snprintf(shared.name, sizeof shared.name, "%s", job.temporary_name().c_str());
+      shared.inode = job.inode();
+      shared.device = job.device();
+      shared.pid = static_cast<int>(::getpid());
+      shared.fd = job.descriptor();
+      shared.created = 1;
+    }
+  }
+  PMPI_Bcast(&shared, sizeof shared, MPI_BYTE, 0, comm);
+  if (!shared.created) {
+    if (rank == 0) warn("job file " + path + " not written: " + error.message);
+    return false;
+  }
+  if (rank != 0 && shared.name[0] == '\0') job = NewFile::join_unnamed(path, shared.pid, shared.fd, shared.inode,
+                                                                       shared.device, error);
+  int needs_name = rank != 0 && shared.name[0] == '\0' && error ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &needs_name, 1, MPI_INT, MPI_MAX, comm);
+  if (needs_name) {  // some rank is on another host: name it
+    if (rank == 0 && shared.name[0] == '\0') {
+      FileError naming;
+      if (job.name_for_others(naming))
+        std::snprintf(shared.name, sizeof shared.name, "%s", job.temporary_name().c_str());
+      else
+        warn("job file " + path + " not written: " + naming.message);
+    }
+    PMPI_Bcast(shared.name, sizeof shared.name, MPI_CHAR, 0, comm);
+  }
+  if (rank != 0 && (shared.name[0] != '\0' && !job.is_open())) {
+    error = {};
+    job = NewFile::join(path, shared.name, shared.inode, error);
+  }
+  return true;
+}
 
 // Writes this rank's block into the job file's temporary. Collective. On return, `job`
 // (rank 0) holds the complete, synced, size-checked temporary, or is closed. Returns
@@ -31,22 +79,7 @@ uint64_t write_job_temporary(MPI_Comm comm, int rank, int size, const std::strin
   if (rank == size - 1) block += job_end_line(offset + block.size());
 
   FileError error;
-  SharedTemporary shared;
-  if (rank == 0) {
-    remove_stale_temporaries(folder_of(path));  // left by ranks 0 of killed runs
-    job = NewFile::create(path, error, Temporary::named);
-    if (!error) {
-      std::snprintf(shared.name, sizeof shared.name, "%s", job.temporary_name().c_str());
-      shared.inode = job.inode();
-      shared.created = 1;
-    }
-  }
-  PMPI_Bcast(&shared, sizeof shared, MPI_BYTE, 0, comm);
-  if (!shared.created) {
-    if (rank == 0) warn("job file " + path + " not written: " + error.message);
-    return 0;
-  }
-  if (rank != 0) job = NewFile::join(path, shared.name, shared.inode, error);
+  if (!open_job_temporary(comm, rank, path, job, error)) return 0;
   if (!error) job.write_at(offset, block, error);
   if (!error) job.verify_at(offset, block, error);
   // Local file systems report a full disk at write; NFS and Lustre at the latest at
@@ -109,6 +142,7 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
   NewFile job;
   const uint64_t job_bytes =
       content.job_file ? write_job_temporary(comm, rank, size, settings.job_file, content, job) : 0;
+  const bool job_named = !job.temporary_name().empty();  // rank 0: some rank could not reach it unnamed
 
   // One run number for every file of the run (output_names.h).
   std::vector<RunOutput> outputs(2);
@@ -136,7 +170,10 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
   if (rank == 0 && settings.verbose && job_bytes > 0) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     warn("job file " + numbered_name(settings.job_file, run) + ": " + std::to_string(job_bytes) + " bytes from " +
-         std::to_string(size) + " ranks, written in " + std::to_string(ms) + " ms");
+         std::to_string(size) + " ranks, written in " + std::to_string(ms) + " ms (" +
+         (job_named ? "a named temporary: some ranks could not open rank 0's unnamed one"
+                    : "an unnamed temporary") +
+         ")");
   }
 }
 
