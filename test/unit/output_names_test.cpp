@@ -67,14 +67,26 @@ TEST(OutputNames, GapsAreSkippedUntilEveryRankIsFree) {
   EXPECT_LE(calls, 3);
 }
 
-class RunOutputs : public test::TempDirTest {};
+class RunOutputs : public test::TempDirTest {
+ protected:
+  // A complete temporary for `path` holding "this run\n".
+  NewFile this_run(const std::string& path) {
+    FileError error;
+    NewFile file = NewFile::create(path, error);
+    EXPECT_FALSE(error) << error.message;
+    EXPECT_TRUE(file.write("this run\n", error)) << error.message;
+    return file;
+  }
+  std::set<std::string> names() const {
+    std::set<std::string> found;
+    for (const auto& e : fs::directory_iterator(dir_)) found.insert(e.path().filename().string());
+    return found;
+  }
+};
 
 TEST_F(RunOutputs, PublishesUnderTheFirstFreeNumberAndNeverOverwrites) {
   std::ofstream(dir_ + "/prof.0.prof") << "earlier run\n";
-  FileError error;
-  NewFile file = NewFile::create(dir_ + "/prof.0.prof", error);
-  ASSERT_FALSE(error);
-  ASSERT_TRUE(file.write("this run\n", error));
+  NewFile file = this_run(dir_ + "/prof.0.prof");
   std::vector<RunOutput> outputs(2);
   outputs[0].file = &file;
   outputs[0].name_for = [&](int n) { return prof_file_name(dir_ + "/prof", n, 0); };
@@ -88,16 +100,11 @@ TEST_F(RunOutputs, PublishesUnderTheFirstFreeNumberAndNeverOverwrites) {
   std::getline(now, b);
   EXPECT_EQ(a, "earlier run");
   EXPECT_EQ(b, "this run");
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"prof.0.prof", "prof.1.0.prof"}));
+  EXPECT_EQ(names(), (std::set<std::string>{"prof.0.prof", "prof.1.0.prof"}));
 }
 
 TEST_F(RunOutputs, ANameTakenBetweenTheDecisionAndThePublicationMovesEveryoneToTheNextNumber) {
-  FileError error;
-  NewFile file = NewFile::create(dir_ + "/job.txt", error);
-  ASSERT_FALSE(error);
-  ASSERT_TRUE(file.write("this run\n", error));
+  NewFile file = this_run(dir_ + "/job.txt");
   std::vector<RunOutput> outputs(1);
   outputs[0].file = &file;
   outputs[0].name_for = [&](int n) { return numbered_name(dir_ + "/job.txt", n); };
@@ -111,9 +118,7 @@ TEST_F(RunOutputs, ANameTakenBetweenTheDecisionAndThePublicationMovesEveryoneToT
   EXPECT_EQ(run, 1);
   EXPECT_FALSE(fs::exists(dir_ + "/job.txt")) << "our name at number 0 was taken back";
   EXPECT_TRUE(fs::exists(dir_ + "/job.txt.1"));
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"job.txt.1"})) << "no temporary left";
+  EXPECT_EQ(names(), (std::set<std::string>{"job.txt.1"})) << "no temporary left";
 }
 
 }  // namespace
