@@ -410,7 +410,7 @@ TEST(DamagedJobFile, EmptyCutOrZeroFilledFilesAreErrorsWithExitStatus2) {
   std::ofstream(job.folder / "cut.txt") << whole.substr(0, whole.size() / 2);
   std::ofstream(job.folder / "zeros.txt") << std::string(4096, '\0') << whole;
   const std::map<std::string, std::string> expected = {
-      {"empty.txt", "empty.txt: expected a dump, found an empty file (incomplete or corrupted"},
+      {"empty.txt", "empty.txt: expected a monitoring dump (a job file or .prof lines), found an empty file"},
       {"cut.txt", "incomplete or corrupted job file"},
       {"zeros.txt", "zeros.txt: expected text, found a NUL byte at offset 0 (incomplete or corrupted file"}};
   for (const auto& [name, message] : expected) {

@@ -195,6 +195,23 @@ TEST_F(DumpsTest, CollectiveClassesFromJobAndProfFilesAgree) {
   }
 }
 
+TEST_F(DumpsTest, Version2CollectivesNameTheirCommunicatorByIdentity) {
+  // The identity ties each collectives line to one communicator line, wherever it is.
+  JobHeader header;
+  header.world_size = 3;
+  header.open_mpi_version = "4.1.4";
+  header.start_time = header.end_time = "2026-01-01T00:00:00Z";
+  const std::string text = assemble_job_file(
+      header, {"collectives 0 4-00000000000000aa 0 0 0 0 1 8\ncollectives 0 4-00000000000000bb 1 4 0 0 0 0\n",
+               "communicator 4-00000000000000aa MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 1,0\n"
+               "communicator 4-00000000000000bb MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 1,0,2\n",
+               ""});
+  const Dumps d = read_dumps({write("j.txt", text)}, Annotations::read);
+  ASSERT_EQ(d.collectives.size(), 2u);
+  EXPECT_EQ(d.collectives[0].communicator, "MPI_COMMUNICATOR 4 SPLIT FROM 0");
+  EXPECT_EQ(d.collectives[1].communicator, "MPI_COMMUNICATOR 4 SPLIT FROM 0");
+}
+
 TEST_F(DumpsTest, WindowSynchronisationFromJobAndProfFilesAgree) {
   const Dumps from_job = read_dumps({write("j.txt", job("window_sync 2 my%20win lock 3 0.000001500\n"))},
                                     Annotations::read);

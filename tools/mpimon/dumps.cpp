@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "window_sync.h"  // sync_kind_name
 
@@ -290,6 +291,10 @@ std::vector<size_t> lines_of(std::string_view text, const std::string& file, Cat
 void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool keep_annotations) {
   const TrafficMatrix::Mark mark = dumps.matrix.mark();
   std::vector<PendingRank> ranks;  // of the annotations, checked once the world size is known
+  // Version 2 names a communicator in `collectives` lines by its identity; its
+  // `communicator <identity> <name> <members>` line (anywhere in the file) has the name.
+  const size_t first_row = dumps.collectives.size();
+  std::unordered_map<std::string, std::string> communicator_names;
   const JobHeader header = for_each_job_record(
       text, file,
       [&](const JobRecord& r) {
@@ -298,9 +303,14 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
       },
       [&](JobAnnotation&& a) {
         const size_t line = a.line;
+        if (a.keyword == "communicator" && a.fields.size() == 3)
+          communicator_names[a.fields[0]] = unescape_name(a.fields[1]);  // as .prof D lines show it
         if (const int64_t rank = read_annotation(dumps, std::move(a), file, keep_annotations); rank >= 0)
           ranks.push_back({rank, line});
       });
+  for (size_t i = first_row; i < dumps.collectives.size(); ++i)
+    if (const auto name = communicator_names.find(dumps.collectives[i].communicator); name != communicator_names.end())
+      dumps.collectives[i].communicator = name->second;
   for (const PendingRank& r : ranks)
     if (r.rank >= header.world_size)
       fail_at(file, r.line,

@@ -295,11 +295,9 @@ std::string read_dump_text(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw FormatError(path + ": read error");
   std::string content = text.str();
-  // Neither format is ever empty or holds a NUL byte: both mean a write that did not
-  // complete (what Open MPI 4.1.4's MPI-IO left on a full disk), never "no traffic".
-  if (content.empty())
-    throw FormatError(path + ": expected a dump, found an empty file (incomplete or corrupted: a .prof file starts "
-                             "with '# POINT TO POINT', a job file with '# mpimon job file')");
+  // Neither format ever holds a NUL byte: one means a write that did not complete (what
+  // Open MPI 4.1.4's MPI-IO left on a full disk), never "no traffic". (An empty file is
+  // refused by the tools' reader, tools/mpimon/dumps.cpp.)
   if (const size_t nul = content.find('\0'); nul != std::string::npos)
     throw FormatError(path + ": expected text, found a NUL byte at offset " + std::to_string(nul) +
                       " (incomplete or corrupted file: a disk that filled up while it was written?)");

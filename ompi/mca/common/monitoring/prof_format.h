@@ -98,8 +98,8 @@ ProfFile parse_prof(std::string_view text, std::string_view source_name, ProfInp
 ProfFile read_prof_file(const std::string& path);  // throws FormatError, incl. I/O errors
 
 // The whole content of a dump file; FormatError "<path>: cannot open: <reason>" if
-// unreadable, and "<path>: expected ..." if empty or holding a NUL byte (a write that did
-// not complete).
+// unreadable, and "<path>: expected text, found a NUL byte ..." for a file holding a NUL
+// byte (a write that did not complete).
 std::string read_dump_text(const std::string& path);
 
 }  // namespace mpimon
