@@ -359,6 +359,9 @@ TEST(EmptyFilename, FileOutputWithoutAFilenameWarnsOncePerJob4Ranks) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(count_of(job.output, "pml_monitoring_enable_output asks for a file but pml_monitoring_filename is empty"), 1u)
       << job.output;
+  // No .prof file, nothing left behind, and the job file is still written.
+  EXPECT_EQ(names_in(job.folder), std::set<std::string>{"mpimon-job.txt"});
+  EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).header.world_size, 4);
 }
 
 // ---------------------------------------------------------------------------------------
