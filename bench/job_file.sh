@@ -28,8 +28,20 @@ for i in $(seq 1 $runs); do
 done
 record_bytes="$(awk -v b="$bytes" -v r="$records" -v h="$(head -n "$header" "$work/job$runs.txt" | wc -c)" 'BEGIN{printf "%.1f", (b-h)/r}')"
 echo
-echo "write time over $runs runs: median $(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END{printf "%.1f", a[int((NR+1)/2)]}') ms, minimum $(printf '%s\n' "${times[@]}" | sort -g | head -1) ms (wall clock on a shared 2-core machine: noisy; the sync to disk dominates)"
+echo "write time over $runs runs: median $(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END{printf "%.1f", a[int((NR+1)/2)]}') ms, minimum $(printf '%s\n' "${times[@]}" | sort -g | head -1) ms (wall clock on a shared 2-core machine: noisy)"
 echo "bytes per record (this run): $record_bytes"
+# What the sync costs on its own here: the same bytes written by dd with and without
+# conv=fsync into the same folder (difference of medians over 21 runs each).
+dd_ms() {
+  local t0 t1 samples=() i
+  for i in $(seq 1 21); do
+    t0="$(date +%s%N)"; dd if=/dev/zero of="$work/probe$i" bs="$bytes" count=1 "$@" status=none; t1="$(date +%s%N)"
+    samples+=("$(( (t1 - t0) / 1000 ))"); rm -f "$work/probe$i"
+  done
+  printf '%s\n' "${samples[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
+}
+plain_us="$(dd_ms)"; synced_us="$(dd_ms conv=fsync)"
+echo "fsync of a $bytes-byte file in this folder ($(df -T "$work" | awk 'NR==2{print $2}')): about $(awk -v a="$synced_us" -v b="$plain_us" 'BEGIN{printf "%.2f", (a-b)/1000}') ms (median with conv=fsync minus median without); the rest is the ranks' collectives and pwrites"
 echo
 echo "Model, 100 000 ranks, 6 peers each, external + internal records (12 per rank):"
 awk -v rb="$record_bytes" 'BEGIN{
