@@ -15,6 +15,7 @@ packages=(
   libscotch-dev                        # Scotch, the placement reference
   valgrind time python3                # benchmarks (instruction counts, peak memory)
   lammps lammps-examples               # a real application in the tests
+  gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
 )

@@ -273,6 +273,54 @@ TEST(MelStatistics, EmptyReportStillSaysNothingWasTimed) {
             "statistics: receives posted and not completed=0\n");
 }
 
+TEST(MelStatistics, StatisticsOfEventsLeftOutAreNotLoggedNotZero) {
+  Statistics s;
+  s.set_logged_events({MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_COLL_END});
+  s.record(pml_type(MPIMON_EVENT_PML_SEND_POSTED), pml_values(MPIMON_EVENT_PML_SEND_POSTED, 1, 1024, 1), 0);
+  EXPECT_EQ(s.report(),
+            "statistics: events 'mpimon_pml_send_posted' logged=1 dropped=0\n"
+            "statistics: sent peer=1 messages=1 bytes=1024\n"
+            "statistics: received not logged (MEL_EVENTS leaves out mpimon_pml_recv_completed)\n"
+            "statistics: receive posted-to-completed not logged (MEL_EVENTS leaves out mpimon_pml_recv_posted, "
+            "mpimon_pml_recv_completed)\n");
+  s.set_logged_events({MPIMON_EVENT_PML_RECV_COMPLETED});
+  EXPECT_EQ(s.report(),
+            "statistics: events 'mpimon_pml_send_posted' logged=1 dropped=0\n"
+            "statistics: sent not logged (MEL_EVENTS leaves out mpimon_pml_send_posted)\n"
+            "statistics: receive posted-to-completed not logged (MEL_EVENTS leaves out mpimon_pml_recv_posted)\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// One timeline for every source
+
+TEST(MelTimeline, SourcesOfOneClockShareTheOriginExactly) {
+  Timeline t;
+  t.set_reference(0, 1000, "tsc", 5000);
+  t.add_source(1, 1000, "tsc", 5100, 5200, 5300);  // read later: ignored, the clock is the same
+  EXPECT_DOUBLE_EQ(t.seconds(0, 7000), 2.0);
+  EXPECT_DOUBLE_EQ(t.seconds(1, 7000), 2.0);
+}
+
+TEST(MelTimeline, AnotherClockIsPlacedAtTheMiddleOfTheReferenceReadings) {
+  Timeline t;
+  t.set_reference(0, 1000, "tsc", 5000);
+  // Read 40 000 ticks (of 1 000 000 per second) while the reference went from 5 100 to 5 300.
+  t.add_source(2, 1000000, "monotonic", 5100, 40000, 5300);
+  EXPECT_DOUBLE_EQ(t.seconds(2, 40000), 0.2);
+  EXPECT_DOUBLE_EQ(t.seconds(2, 540000), 0.7);
+  // Same name, different rate: not the same clock.
+  t.add_source(3, 2000, "tsc", 6000, 100, 6000);
+  EXPECT_DOUBLE_EQ(t.seconds(3, 2100), 2.0);
+}
+
+TEST(MelTimeline, UnknownSourcesAreNotPlaced) {
+  Timeline t;
+  EXPECT_FALSE(t.knows(0));
+  t.set_reference(0, 10, "", 0);
+  EXPECT_TRUE(t.knows(0));
+  EXPECT_FALSE(t.knows(1));
+}
+
 // ---------------------------------------------------------------------------------------
 
 TEST(MelOutput, LogFilePerWorldRank) { EXPECT_EQ(log_file_path("out/mel", 3), "out/mel.3.log"); }

@@ -3,6 +3,7 @@
 // the events), logs compared with the monitoring's own .prof matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -64,6 +65,39 @@ std::string log_of(const JobResult& job, int rank, const std::string& prefix = "
 void expect_no_temporary_files(const fs::path& folder) {
   for (const auto& e : fs::recursive_directory_iterator(folder))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+// The sent messages and bytes per destination of every rank's log (send_posted) equal the
+// .prof point-to-point matrix (E + I): every message the monitoring counted, on whatever
+// communicator, is an event the logger saw.
+void expect_logged_sends_equal_prof_matrix(const JobResult& job, int ranks) {
+  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> prof;  // (sender, receiver) -> (bytes, messages)
+  for (const auto& [key, value] : read_edges(job.folder, "EI")) {
+    auto& e = prof[{std::get<1>(key), std::get<2>(key)}];
+    e.first += value.first;
+    e.second += value.second;
+  }
+  ASSERT_FALSE(prof.empty()) << job.output;
+  for (int r = 0; r < ranks; ++r) {
+    std::map<int, std::pair<uint64_t, uint64_t>> sent_expected;
+    for (const auto& [pair, value] : prof)
+      if (pair.first == r) sent_expected[pair.second] = value;
+    EXPECT_EQ(logged_traffic(log_of(job, r), "sent"), sent_expected) << "rank " << r;
+  }
+}
+
+// (Lines in order: non-decreasing seconds.) The number of lines whose time is earlier
+// than the line before, over every event line of `log`.
+int time_inversions(const std::string& log) {
+  const std::regex line("\\[ *([0-9]+\\.[0-9]+)\\] '");
+  double last = -1;
+  int inversions = 0;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it) {
+    const double t = std::stod((*it)[1]);
+    if (t < last) ++inversions;
+    last = std::max(last, t);
+  }
+  return inversions;
 }
 
 // Per rank, the messages and bytes per destination (send_posted) equal the .prof
@@ -134,6 +168,42 @@ TEST(EventLogger, WindowsOfEveryFlavorAreFollowed4Ranks) {
   }
 }
 
+// Communicators the logger's MPI_* wrappers never see are logged too: those Open MPI makes
+// for itself (a window's, which osc/pt2pt sends its traffic on) ...
+TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
+  const JobResult job =
+      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
+                                  {"--mca", "osc", "pt2pt,monitoring", kOscPatterns, "ops"}));
+  expect_every_rank_ok(job, 4, "ops");
+  expect_logged_sends_equal_prof_matrix(job, 4);
+}
+
+// ... and a Fortran coarray program's (OpenCoarrays: windows and communicators made
+// through the Fortran bindings and inside libcaf_mpi).
+TEST(EventLogger, CoarrayProgramsCommunicatorsAreLogged4Ranks) {
+  if (std::string(MPIMON_COARRAY_RING).empty()) GTEST_SKIP() << "OpenCoarrays (caf) not installed";
+  const JobResult job = run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}),
+                                                                     monitoring_arguments(2)),
+                                                    {MPIMON_COARRAY_RING}));
+  expect_success(job);
+  EXPECT_NE(job.output.find("image 1: OK"), std::string::npos) << job.output;
+  expect_logged_sends_equal_prof_matrix(job, 4);
+}
+
+// One timeline for every source: a collective's end is never printed with a time before
+// the sends inside it (each source used to have its own origin).
+TEST(EventLogger, EventsOfAllSourcesAreOnOneTimeline4Ranks) {
+  const JobResult job = run_job(
+      4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
+                          {kExample, "ring", "reduce", "halo", "reduce", "reduce", "reduce", "reduce", "reduce"}));
+  expect_success(job);
+  for (int r = 0; r < 4; ++r) {
+    const std::string log = log_of(job, r);
+    EXPECT_GT(count_of(log, "'mpimon_coll_end'"), 5u) << log;
+    EXPECT_EQ(time_inversions(log), 0) << "rank " << r << "\n" << log;
+  }
+}
+
 // (a') The log's lines: seconds from MPI_Init, elements by name, enum values by name.
 TEST(EventLogger, LinesNameElementsAndCollectiveKinds4Ranks) {
   const JobResult job =
@@ -182,6 +252,30 @@ TEST(EventLogger, MelEventsKeepsOnlyTheNamedEvents4Ranks) {
         << "rank " << r;
   }
   EXPECT_EQ(job.output.find("MEL_EVENTS"), std::string::npos) << job.output;  // no warning
+}
+
+// Statistics from events MEL_EVENTS leaves out are "not logged", not zero.
+TEST(EventLogger, StatisticsOfEventsLeftOutSayNotLogged4Ranks) {
+  const JobResult job = run_job(
+      4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel", "MEL_EVENTS=mpimon_pml_send_posted"}),
+                                           monitoring_arguments(2)),
+                          {kExample, "ring"}));
+  expect_success(job);
+  for (int r = 0; r < 4; ++r) {
+    const std::string log = log_of(job, r);
+    EXPECT_NE(log.find("statistics: sent peer=" + std::to_string((r + 1) % 4) + " messages=1 bytes=1024\n"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("statistics: received not logged (MEL_EVENTS leaves out mpimon_pml_recv_completed)\n"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("statistics: receive posted-to-completed not logged (MEL_EVENTS leaves out "
+                       "mpimon_pml_recv_posted, mpimon_pml_recv_completed)\n"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(log.find("seconds count=0"), std::string::npos) << log;
+    EXPECT_EQ(log.find("not completed="), std::string::npos) << log;
+  }
 }
 
 // (c') Unknown names: one warning line for the job, the known names still logged.

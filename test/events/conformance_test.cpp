@@ -540,6 +540,55 @@ TEST(Drops, SettingTheHandlerRestartsTheCountAndNullStopsIt) {
   g_drop_log = nullptr;
 }
 
+// One registration's backlog (callbacks only at a laxer level than the raising context
+// requires) never costs another registration of the same source its instances.
+TEST(Drops, AFullBacklogOfOneRegistrationCostsAnotherNothing) {
+  const int s = source("src_backlog");
+  const int t = type("ev_backlog", s), other = type("ev_backlog_other", s);
+  DropLog lax;
+  g_drop_log = &lax;
+  Recorder strict_same_type, strict_other_type;
+  MPI_T_event_registration a = alloc(t), b = alloc(t), c = alloc(other);
+  MPI_T_event_register_callback(a, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &lax, DropLog::event);
+  MPI_T_event_set_dropped_handler(a, dropped);
+  MPI_T_event_register_callback(b, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &strict_same_type, Recorder::callback);
+  MPI_T_event_register_callback(c, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &strict_other_type,
+                                Recorder::callback);
+  const int capacity = mpimon_events_test_ring_capacity();
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    raise(t, i, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+    raise(other, i, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+  }
+  ASSERT_EQ(n, strict_same_type.calls.load());
+  ASSERT_EQ(n, strict_other_type.calls.load());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(i, strict_same_type.seen[i].serial);
+    EXPECT_EQ(i, strict_other_type.seen[i].serial);
+  }
+  EXPECT_TRUE(lax.log.empty());
+  mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);  // a safe point for the lax callback
+  ASSERT_EQ(static_cast<std::size_t>(capacity) + 1, lax.log.size());
+  EXPECT_EQ("drop:" + std::to_string(n - capacity) + ":" + std::to_string(s), lax.log[0]);
+  EXPECT_EQ("event:0", lax.log[1]);
+  EXPECT_EQ("event:" + std::to_string(capacity - 1), lax.log.back());
+  for (MPI_T_event_registration r : {a, b, c}) MPI_T_event_handle_free(r, nullptr, nullptr);
+  g_drop_log = nullptr;
+}
+
+TEST(Drops, ABackloggedRegistrationGetsItsOlderInstancesFirst) {
+  const int t = type("ev_backlog_order", source("src_backlog_order"));
+  DropLog lax;
+  MPI_T_event_registration reg = alloc(t);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &lax, DropLog::event);
+  raise(t, 1, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+  raise(t, 2, MPI_T_CB_REQUIRE_THREAD_SAFE);
+  EXPECT_TRUE(lax.log.empty());
+  raise(t, 3, MPI_T_CB_REQUIRE_NONE);  // its context allows the callback: the backlog first
+  EXPECT_EQ((std::vector<std::string>{"event:1", "event:2", "event:3"}), lax.log);
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
+}
+
 // ---- 6. Free ----
 
 namespace {
@@ -755,17 +804,85 @@ TEST(Binding, UnboundTypeIgnoresTheObject) {
 }
 
 TEST(Binding, FreedObjectStopsDeliveryEvenIfTheAddressIsReused) {
-  const int t = type("ev_bind_freed", source("src_bind"), MPI_T_BIND_MPI_WIN);
-  int fake_window_storage = 0;
-  void* window = &fake_window_storage;
+  const int t = type("ev_bind_freed", source("src_bind"), MPI_T_BIND_MPI_COMM);
+  MPI_Comm self = MPI_COMM_SELF;
   Recorder r;
-  MPI_T_event_registration reg = alloc(t, &window);
+  MPI_T_event_registration reg = alloc(t, &self);
+  ASSERT_NE(nullptr, reg);
   MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &r, Recorder::callback);
-  raise(t, 1, MPI_T_CB_REQUIRE_NONE, window);
-  mpimon_events_object_freed(MPI_T_BIND_MPI_WIN, window);
-  raise(t, 2, MPI_T_CB_REQUIRE_NONE, window);  // a new window at the same address
+  raise(t, 1, MPI_T_CB_REQUIRE_NONE, self);
+  mpimon_events_object_freed(MPI_T_BIND_MPI_COMM, self);
+  raise(t, 2, MPI_T_CB_REQUIRE_NONE, self);  // a new communicator at the same address
   EXPECT_EQ(1, r.calls.load());
   EXPECT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(reg, nullptr, nullptr));  // still a valid handle
+}
+
+// Objects that are not live objects of the type's kind: refused, whatever they point to.
+TEST(Binding, NullCommunicatorIsInvalidHandle) {
+  const int t = type("ev_bind_comm_null", source("src_bind"), MPI_T_BIND_MPI_COMM);
+  MPI_Comm null = MPI_COMM_NULL;
+  MPI_T_event_registration reg = nullptr;
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, &null, MPI_INFO_NULL, &reg));
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, MPI_COMM_NULL, MPI_INFO_NULL, &reg));
+  EXPECT_EQ(nullptr, reg);
+}
+
+TEST(Binding, ObjectOfAnotherKindIsInvalidHandle) {
+  const int t = type("ev_bind_other_kind", source("src_bind"), MPI_T_BIND_MPI_WIN);
+  MPI_Comm world = MPI_COMM_WORLD;
+  MPI_Win null = MPI_WIN_NULL;
+  MPI_T_event_registration reg = nullptr;
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, &world, MPI_INFO_NULL, &reg));  // a communicator
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, &null, MPI_INFO_NULL, &reg));
+  EXPECT_EQ(nullptr, reg);
+}
+
+TEST(Binding, AnyOtherPointerIsRefusedWithoutACrash) {
+  const int t = type("ev_bind_garbage", source("src_bind"), MPI_T_BIND_MPI_COMM);
+  long not_a_handle = 12345;
+  MPI_T_event_registration reg = nullptr;
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, &not_a_handle, MPI_INFO_NULL, &reg));
+  // Not even readable memory: the library reads through the kernel, which reports it.
+  EXPECT_EQ(MPI_T_ERR_INVALID_HANDLE, MPI_T_event_handle_alloc(t, reinterpret_cast<void*>(8), MPI_INFO_NULL, &reg));
+  EXPECT_EQ(nullptr, reg);
+}
+
+// Open MPI's own monitoring tests pass the communicator, not its address.
+TEST(Binding, CommunicatorPassedItselfIsAccepted) {
+  const int t = type("ev_bind_by_value", source("src_bind"), MPI_T_BIND_MPI_COMM);
+  Recorder r;
+  MPI_T_event_registration reg = alloc(t, MPI_COMM_WORLD);
+  ASSERT_NE(nullptr, reg);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &r, Recorder::callback);
+  raise(t, 1, MPI_T_CB_REQUIRE_NONE, MPI_COMM_WORLD);
+  raise(t, 2, MPI_T_CB_REQUIRE_NONE, MPI_COMM_SELF);
+  ASSERT_EQ(1, r.calls.load());
+  EXPECT_EQ(1, r.seen[0].serial);
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
+}
+
+TEST(Binding, EveryObjectHintReceivesTheEventsOfEveryObject) {
+  const int t = type("ev_bind_every", source("src_bind"), MPI_T_BIND_MPI_COMM);
+  MPI_Info hint = mpimon_events_test_info_make(MPIMON_EVENTS_EVERY_OBJECT, "true");
+  ASSERT_NE(MPI_INFO_NULL, hint);
+  Recorder r;
+  MPI_T_event_registration reg = nullptr;
+  ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_alloc(t, nullptr, hint, &reg));  // no object needed
+  mpimon_events_test_info_free(&hint);
+  MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &r, Recorder::callback);
+  int internal = 0;  // any object, also one the tool never saw
+  raise(t, 1, MPI_T_CB_REQUIRE_NONE, MPI_COMM_WORLD);
+  raise(t, 2, MPI_T_CB_REQUIRE_MPI_RESTRICTED, &internal);
+  mpimon_events_object_freed(MPI_T_BIND_MPI_COMM, &internal);  // not bound to it: still listening
+  raise(t, 3, MPI_T_CB_REQUIRE_NONE, &internal);
+  EXPECT_EQ(3, r.calls.load());
+  MPI_Info used = MPI_INFO_NULL;
+  ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_get_info(reg, &used));
+  char value[16] = {};
+  EXPECT_EQ(1, mpimon_events_test_info_get(used, MPIMON_EVENTS_EVERY_OBJECT, value, sizeof value));
+  EXPECT_STREQ("true", value);
+  mpimon_events_test_info_free(&used);
+  MPI_T_event_handle_free(reg, nullptr, nullptr);
 }
 
 // ---- 8. Instances: read / copy ----
@@ -1023,6 +1140,18 @@ TEST(Handles, InfoCallsOnAValidHandle) {
   mpimon_events_test_info_free(&info);
   EXPECT_EQ(MPI_T_ERR_INVALID, MPI_T_event_handle_get_info(reg, nullptr));
   MPI_T_event_handle_free(reg, nullptr, nullptr);
+}
+
+// Allocation and release stay O(log n) each: 200 000 handles (each bound to one of two
+// communicators) come and go far within the test's time limit; a reservation of exactly
+// one more element per allocation, or a linear search per free, took minutes.
+TEST(Handles, ManyHandlesAllocateAndFreeInLogarithmicTime) {
+  const int t = type("ev_handles_many", source("src_handles"), MPI_T_BIND_MPI_COMM);
+  MPI_Comm comms[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+  std::vector<MPI_T_event_registration> regs(200000);
+  for (std::size_t i = 0; i < regs.size(); ++i)
+    ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_alloc(t, &comms[i % 2], MPI_INFO_NULL, &regs[i]));
+  for (MPI_T_event_registration reg : regs) ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(reg, nullptr, nullptr));
 }
 
 TEST(Handles, AllocRejectsBadIndexAndNullOutput) {

@@ -208,6 +208,35 @@ double ticks_to_seconds(long long ticks, long long origin, long long ticks_per_s
          static_cast<double>(delta % ticks_per_second) / static_cast<double>(ticks_per_second);
 }
 
+void Timeline::set_reference(int source, long long ticks_per_second, const std::string& clock, long long origin) {
+  reference_ = source;
+  reference_ticks_per_second_ = ticks_per_second;
+  reference_clock_ = clock;
+  origin_ = origin;
+  sources_[source] = {ticks_per_second, origin, 0};
+}
+
+void Timeline::add_source(int source, long long ticks_per_second, const std::string& clock, long long before,
+                          long long ticks, long long after) {
+  if (source == reference_) return;
+  if (!clock.empty() && clock == reference_clock_ && ticks_per_second == reference_ticks_per_second_) {
+    sources_[source] = {ticks_per_second, origin_, 0};  // the same clock: exactly the reference's origin
+    return;
+  }
+  // The reading happened between `before` and `after` on the reference: at the middle.
+  const long long middle = before + (after - before) / 2;
+  sources_[source] = {ticks_per_second, ticks, ticks_to_seconds(middle, origin_, reference_ticks_per_second_)};
+}
+
+bool Timeline::knows(int source) const { return sources_.count(source) != 0; }
+
+double Timeline::seconds(int source, long long ticks) const {
+  const auto it = sources_.find(source);
+  if (it == sources_.end()) return 0;
+  const Placement& p = it->second;
+  return p.seconds + ticks_to_seconds(ticks, p.ticks, p.ticks_per_second);
+}
+
 void DurationSummary::add(double seconds) {
   if (count == 0 || seconds < min) min = seconds;
   if (count == 0 || seconds > max) max = seconds;
@@ -256,18 +285,36 @@ void Statistics::record_dropped(const std::string& event_name, long long count) 
   if (count > 0) events_[event_name].second += static_cast<uint64_t>(count);
 }
 
+bool Statistics::logged(const char* event_name) const {
+  return logged_.empty() || std::find(logged_.begin(), logged_.end(), event_name) != logged_.end();
+}
+
 std::string Statistics::report() const {
   std::string out;
   for (const auto& [name, counts] : events_)
     out += "statistics: events '" + name + "' logged=" + std::to_string(counts.first) +
            " dropped=" + std::to_string(counts.second) + "\n";
-  auto traffic = [&](const char* what, const std::map<int64_t, PeerTraffic>& table) {
+  // "" when every event of a statistic is logged, else the line that says it is not.
+  auto not_logged = [&](const std::string& what, std::initializer_list<const char*> needed) {
+    std::string missing;
+    for (const char* name : needed)
+      if (!logged(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    return missing.empty() ? "" : "statistics: " + what + " not logged (MEL_EVENTS leaves out " + missing + ")\n";
+  };
+  auto traffic = [&](const char* what, const char* event, const std::map<int64_t, PeerTraffic>& table) {
+    if (std::string line = not_logged(what, {event}); !line.empty()) return void(out += line);
     for (const auto& [peer, t] : table)
       out += std::string("statistics: ") + what + " peer=" + std::to_string(peer) +
              " messages=" + std::to_string(t.messages) + " bytes=" + std::to_string(t.bytes) + "\n";
   };
-  traffic("sent", sent_);
-  traffic("received", received_);
+  traffic("sent", MPIMON_EVENT_PML_SEND_POSTED, sent_);
+  traffic("received", MPIMON_EVENT_PML_RECV_COMPLETED, received_);
+  const std::string receives = not_logged("receive posted-to-completed", {MPIMON_EVENT_PML_RECV_POSTED,
+                                                                          MPIMON_EVENT_PML_RECV_COMPLETED});
+  if (!receives.empty()) {
+    out += receives;
+    return out;
+  }
   const DurationSummary& d = receive_posted_;
   out += "statistics: receive posted-to-completed seconds count=" + std::to_string(d.count) +
          " total=" + format("%.9f", d.total) + " average=" + format("%.9f", d.average()) +

@@ -76,6 +76,34 @@ std::string format_dropped_line(long long count, const std::string& event_name);
 // Seconds between two timestamps of one source.
 double ticks_to_seconds(long long ticks, long long origin, long long ticks_per_second);
 
+// One timeline for the timestamps of every source: seconds since the logger's origin
+// (MPI_Init). MPI_T says timestamps compare only within a source; sources that name the
+// same clock (source info key mpimon_clock) and count the same ticks per second share
+// one origin exactly; another source is placed by a reading of it taken between two
+// readings of the reference source (error: half the time between those two).
+class Timeline {
+ public:
+  // The reference source, read at the origin.
+  void set_reference(int source, long long ticks_per_second, const std::string& clock, long long origin);
+  // Source `source` read `ticks` between the reference's readings `before` and `after`.
+  void add_source(int source, long long ticks_per_second, const std::string& clock, long long before, long long ticks,
+                  long long after);
+  bool knows(int source) const;
+  // Seconds on the timeline of timestamp `ticks` of a known source.
+  double seconds(int source, long long ticks) const;
+
+ private:
+  struct Placement {
+    long long ticks_per_second = 0;
+    long long ticks = 0;  // a timestamp of the source ...
+    double seconds = 0;   // ... and where it falls on the timeline
+  };
+  int reference_ = -1;
+  long long reference_ticks_per_second_ = 0, origin_ = 0;
+  std::string reference_clock_;
+  std::map<int, Placement> sources_;
+};
+
 // ---------------------------------------------------------------------------------------
 // Statistics
 
@@ -98,6 +126,9 @@ struct DurationSummary {
 // - how many instances of each event were logged or dropped.
 class Statistics {
  public:
+  // The events being logged (MEL_EVENTS; empty: all). A statistic whose events are left
+  // out is reported as not logged, not as zero.
+  void set_logged_events(std::vector<std::string> names) { logged_ = std::move(names); }
   void record(const EventType& type, const std::vector<Value>& values, double seconds);
   void record_dropped(const std::string& event_name, long long count);
 
@@ -112,9 +143,13 @@ class Statistics {
   //   statistics: received peer=P messages=N bytes=B
   //   statistics: receive posted-to-completed seconds count=N total=T average=A min=m max=M
   //   statistics: receives posted and not completed=N
+  // and, for a statistic whose events MEL_EVENTS leaves out:
+  //   statistics: <what> not logged (MEL_EVENTS leaves out <event>[, <event>])
   std::string report() const;
 
  private:
+  bool logged(const char* event_name) const;
+  std::vector<std::string> logged_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> events_;  // name -> (logged, dropped)
   std::map<int64_t, PeerTraffic> sent_, received_;
   std::map<uint64_t, double> posted_receives_;  // request -> posted at (seconds)

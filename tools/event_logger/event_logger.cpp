@@ -4,8 +4,12 @@
 //   MPI_Init(_thread)  MPI_T_init_thread first, handles on every selected event type
 //                      (unbound, and bound ones on MPI_COMM_WORLD and MPI_COMM_SELF), then
 //                      PMPI_Init; then the output is opened and what arrived meanwhile logged
+//                      after PMPI_Init: one handle per bound type on every object of its
+//                      kind (hint MPIMON_EVENTS_EVERY_OBJECT), also Open MPI's internal
+//                      communicators and those made through the Fortran bindings
 //   communicator and window constructors / MPI_Comm_free, MPI_Comm_disconnect, MPI_Win_free
-//                      handles on the new object / freed before the object is
+//                      only if the events library ignores that hint: handles on the new
+//                      object / freed before the object is
 //   MPI_Finalize       handles freed, output flushed, MPI_T_finalize (before PMPI_Finalize:
 //                      the reverse crashes Open MPI 4.1), statistics, file synced; then,
 //                      inside PMPI_Finalize (an MPI_COMM_SELF attribute's delete callback,
@@ -63,8 +67,10 @@ struct TypeSlot {
 };
 
 // An object's registrations. The object handle lives here because MPI_T_event_handle_alloc
-// takes the address of a variable holding it.
+// takes the address of a variable holding it. `every`: the registrations of every bound
+// type on every object of its kind (no handle).
 struct BoundObject {
+  bool every = false;
   int bind = MPI_T_BIND_NO_OBJECT;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Win win = MPI_WIN_NULL;
@@ -76,16 +82,29 @@ struct BoundObject {
   }
 };
 
-struct Source {
+// What MPI_Init learnt of a source, before its clock's name can be read (MPI_Info_get
+// needs MPI initialised): its ticks per second and a reading bracketed by two of the
+// reference source's.
+struct SourceReading {
   long long ticks_per_second = 1000000000;
-  long long origin = 0;
-  bool has_origin = false;
+  bool on_demand = false;  // MPI_T_source_get_timestamp works
+  long long before = 0, ticks = 0, after = 0;
+};
+
+// When an instance was observed: its source's timestamp and, for a source not yet on the
+// timeline, the reference source's clock when it arrived.
+struct Stamp {
+  int source = -1;
+  bool has_timestamp = false;
+  long long timestamp = 0;
+  bool has_reference_now = false;
+  long long reference_now = 0;
 };
 
 // An instance that arrived before the output was open (during MPI_Init): logged after.
 struct Pending {
   TypeSlot* slot = nullptr;
-  double seconds = 0;
+  Stamp stamp;
   std::vector<unsigned char> payload;
   long long dropped = -1;  // >= 0: a dropped notice instead of an event
 };
@@ -96,7 +115,10 @@ struct Logger {
   std::vector<std::string> wanted;  // MEL_EVENTS; empty: all
   std::vector<std::unique_ptr<TypeSlot>> types;
   std::atomic<bool> attaching{false};  // new objects get handles
+  bool every_object = false;           // one handle per bound type covers every object
   int world_rank = -1;
+  int reference_source = -1;           // the timeline's reference (on-demand timestamps)
+  std::vector<SourceReading> readings;
 
   // --- guarded by mutex
   std::mutex mutex;
@@ -104,7 +126,8 @@ struct Logger {
   bool closed = false;  // finished or disabled: ignore whatever still arrives
   std::vector<Pending> pending;
   size_t pending_overflow = 0;
-  std::vector<Source> sources;
+  Timeline timeline;
+  std::vector<long long> source_ticks_per_second;
   Statistics statistics;
   // MEL_OUTPUT=<prefix>: the log is written to a new temporary (mpimon::NewFile: created
   // exclusively, never through a link) in 1 MiB pieces, published at MPI_Finalize.
@@ -294,6 +317,21 @@ void write_text(Logger& g, const std::string& text) {
   }
 }
 
+// Seconds on the timeline (mutex held, sources placed): a source not on it yet is placed
+// by its first event.
+double seconds_of(Logger& g, const Stamp& stamp) {
+  if (stamp.source < 0 || !stamp.has_timestamp) return 0;
+  if (!g.timeline.knows(stamp.source)) {
+    const auto i = static_cast<size_t>(stamp.source);
+    const long long tps = i < g.source_ticks_per_second.size() ? g.source_ticks_per_second[i] : 1000000000;
+    if (stamp.has_reference_now)
+      g.timeline.add_source(stamp.source, tps, "", stamp.reference_now, stamp.timestamp, stamp.reference_now);
+    else
+      g.timeline.set_reference(stamp.source, tps, "", stamp.timestamp);  // no reference at all: it starts here
+  }
+  return g.timeline.seconds(stamp.source, stamp.timestamp);
+}
+
 void log_instance(Logger& g, TypeSlot& slot, double seconds, const unsigned char* payload, size_t size) {
   const std::vector<Value> values = decode_payload(slot.type, payload, size);
   write_text(g, format_event_line(seconds, slot.type, values) + "\n");
@@ -325,22 +363,22 @@ void on_event(MPI_T_event_instance instance, MPI_T_event_registration, MPI_T_cb_
         MPI_T_event_read(instance, static_cast<int>(i), payload.data() + slot->displacements[i]);
     }
 
+    Stamp stamp{source, has_timestamp, timestamp, false, 0};
+    // A source that cannot tell the time on demand is placed on the timeline at its first
+    // event, by the reference source's clock now (a call allowed in callbacks).
+    if (g.reference_source >= 0 && source >= 0 && source != g.reference_source &&
+        !(static_cast<size_t>(source) < g.readings.size() && g.readings[static_cast<size_t>(source)].on_demand)) {
+      MPI_Count now = 0;
+      stamp.has_reference_now = MPI_T_source_get_timestamp(g.reference_source, &now) == MPI_SUCCESS;
+      stamp.reference_now = now;
+    }
+
     std::lock_guard<std::mutex> lock(g.mutex);
     if (g.closed) return;
-    double seconds = 0;
-    if (source >= 0 && has_timestamp) {
-      if (static_cast<size_t>(source) >= g.sources.size()) g.sources.resize(static_cast<size_t>(source) + 1);
-      Source& s = g.sources[static_cast<size_t>(source)];
-      if (!s.has_origin) {
-        s.origin = timestamp;
-        s.has_origin = true;
-      }
-      seconds = ticks_to_seconds(timestamp, s.origin, s.ticks_per_second);
-    }
     if (g.ready) {
-      log_instance(g, *slot, seconds, payload.data(), payload.size());
+      log_instance(g, *slot, seconds_of(g, stamp), payload.data(), payload.size());
     } else if (g.pending.size() < kMaxPending) {
-      g.pending.push_back(Pending{slot, seconds, payload, -1});
+      g.pending.push_back(Pending{slot, stamp, payload, -1});
     } else {
       ++g.pending_overflow;
     }
@@ -358,7 +396,7 @@ void on_dropped(MPI_Count count, MPI_T_event_registration, int, MPI_T_cb_safety,
     if (g.ready)
       log_dropped(g, *slot, static_cast<long long>(count));
     else
-      g.pending.push_back(Pending{slot, 0, {}, static_cast<long long>(count)});
+      g.pending.push_back(Pending{slot, {}, {}, static_cast<long long>(count)});
   } catch (...) {
   }
 }
@@ -368,24 +406,31 @@ void on_handle_freed(MPI_T_event_registration, MPI_T_cb_safety, void*) noexcept 
 // ---------------------------------------------------------------------------------------
 // Registrations
 
-// Handles on every selected type of kind `bind` for `object` (its handle is stored in
-// it), from type slot `first` on.
-void allocate_handles(Logger& g, BoundObject& object, size_t first = 0) {
+// Handles on every selected type `object` takes (its kind's; for the every-object
+// holder, every bound type, allocated with `hint`), from type slot `first` on. False if
+// one could not be made (the others are kept).
+bool allocate_handles(Logger& g, BoundObject& object, size_t first = 0, MPI_Info hint = MPI_INFO_NULL) {
+  bool all = true;
   for (size_t i = first; i < g.types.size(); ++i) {
     const std::unique_ptr<TypeSlot>& slot = g.types[i];
-    if (!slot->selected || slot->bind != object.bind) continue;
+    if (!slot->selected || (object.every ? slot->bind == MPI_T_BIND_NO_OBJECT : slot->bind != object.bind)) continue;
     MPI_T_event_registration registration;
-    if (MPI_T_event_handle_alloc(slot->index, object.handle_address(), MPI_INFO_NULL, &registration) != MPI_SUCCESS)
+    if (MPI_T_event_handle_alloc(slot->index, object.every ? nullptr : object.handle_address(), hint,
+                                 &registration) != MPI_SUCCESS) {
+      all = false;
       continue;
+    }
     g.live_handles.fetch_add(1);
     if (MPI_T_event_register_callback(registration, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, slot.get(),
                                       on_event) != MPI_SUCCESS) {
       MPI_T_event_handle_free(registration, nullptr, on_handle_freed);
+      all = false;
       continue;
     }
     MPI_T_event_set_dropped_handler(registration, on_dropped);
     object.registrations.push_back(registration);
   }
+  return all;
 }
 
 void free_handles(BoundObject& object) {
@@ -425,6 +470,7 @@ void detach(Logger& g, const void* key) {
 void communicator_created(const MPI_Comm* comm) noexcept {
   Logger& g = logger();
   if (!g.attaching.load(std::memory_order_acquire) || comm == nullptr || *comm == MPI_COMM_NULL) return;
+  if (g.every_object) return;
   try {
     attach(g, MPI_T_BIND_MPI_COMM, *comm, *comm, MPI_WIN_NULL);
   } catch (...) {
@@ -434,6 +480,7 @@ void communicator_created(const MPI_Comm* comm) noexcept {
 void window_created(const MPI_Win* win) noexcept {
   Logger& g = logger();
   if (!g.attaching.load(std::memory_order_acquire) || win == nullptr || *win == MPI_WIN_NULL) return;
+  if (g.every_object) return;
   try {
     attach(g, MPI_T_BIND_MPI_WIN, *win, MPI_COMM_NULL, *win);
   } catch (...) {
@@ -442,11 +489,48 @@ void window_created(const MPI_Win* win) noexcept {
 
 void object_freed(const void* key) noexcept {
   Logger& g = logger();
-  if (!g.attaching.load(std::memory_order_acquire)) return;
+  if (!g.attaching.load(std::memory_order_acquire) || g.every_object) return;
   try {
     detach(g, key);
   } catch (...) {
   }
+}
+
+// After PMPI_Init: one handle per selected bound type on every object of its kind (the
+// events library's hint), replacing the handles on MPI_COMM_WORLD and MPI_COMM_SELF, so
+// that communicators the wrappers never see (Open MPI's internal ones, those made through
+// the Fortran bindings) are logged too. False, and nothing changed, if the library does
+// not take the hint: the logger then follows the objects its wrappers see.
+bool attach_every_object(Logger& g) {
+  MPI_Info hint;
+  if (PMPI_Info_create(&hint) != MPI_SUCCESS) return false;
+  PMPI_Info_set(hint, MPIMON_EVENTS_EVERY_OBJECT, "true");
+  auto every = std::make_unique<BoundObject>();
+  every->every = true;
+  const bool taken = allocate_handles(g, *every, 0, hint);
+  PMPI_Info_free(&hint);
+  if (!taken) {
+    free_handles(*every);
+    return false;
+  }
+  // No event is raised between the allocation above and the frees below (no MPI call in
+  // between): none is logged twice.
+  std::map<const void*, std::unique_ptr<BoundObject>> objects;
+  {
+    std::lock_guard<std::mutex> lock(g.objects_mutex);
+    for (auto it = g.objects.begin(); it != g.objects.end();) {
+      if (it->first == nullptr) {  // the unbound types' handles stay
+        ++it;
+        continue;
+      }
+      objects.emplace(it->first, std::move(it->second));
+      it = g.objects.erase(it);
+    }
+    g.objects[&g.every_object] = std::move(every);
+  }
+  g.every_object = true;
+  for (auto& [key, object] : objects) free_handles(*object);
+  return true;
 }
 
 void free_all_handles(Logger& g) {
@@ -490,6 +574,36 @@ void add_new_types(Logger& g) {
   }
 }
 
+// The name of the clock a source counts (source info key MPIMON_EVENTS_CLOCK), or "".
+// Needs MPI initialised (MPI_Info_get).
+std::string clock_of(int source) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_T_source_get_info(source, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &info) !=
+          MPI_SUCCESS ||
+      info == MPI_INFO_NULL)
+    return "";
+  char value[64] = {};
+  int flag = 0;
+  if (PMPI_Info_get(info, MPIMON_EVENTS_CLOCK, sizeof value - 1, value, &flag) != MPI_SUCCESS) flag = 0;
+  PMPI_Info_free(&info);
+  return flag ? value : "";
+}
+
+// The sources read at MPI_Init, on one timeline (sources of the same clock share an origin).
+Timeline place_sources(const Logger& g) {
+  Timeline timeline;
+  for (size_t i = 0; i < g.readings.size(); ++i) {
+    const SourceReading& r = g.readings[i];
+    if (!r.on_demand) continue;
+    const int source = static_cast<int>(i);
+    if (source == g.reference_source)
+      timeline.set_reference(source, r.ticks_per_second, clock_of(source), r.ticks);
+    else
+      timeline.add_source(source, r.ticks_per_second, clock_of(source), r.before, r.ticks, r.after);
+  }
+  return timeline;
+}
+
 int publish_log(MPI_Comm, int, void*, void*);
 
 // Before PMPI_Init: MPI_T, sources, types, handles on the predefined communicators.
@@ -501,26 +615,42 @@ void before_init(int thread_level) {
   const char* selection = std::getenv("MEL_EVENTS");
   g.wanted = parse_event_list(selection ? selection : "");
 
+  // The timeline's origin is now (MPI_Init), on the first source that tells the time on
+  // demand; every other such source is read between two readings of it. Sources without
+  // on-demand timestamps are placed at their first event.
   int sources = 0;
   if (MPI_T_source_get_num(&sources) != MPI_SUCCESS) sources = 0;
-  std::vector<Source> clock(static_cast<size_t>(sources));
+  std::vector<SourceReading> readings(static_cast<size_t>(sources));
+  std::vector<long long> ticks_per_second(static_cast<size_t>(sources), 1000000000);
   for (int i = 0; i < sources; ++i) {
-    MPI_Count ticks_per_second = 0, origin = 0;
-    if (MPI_T_source_get_info(i, nullptr, nullptr, nullptr, nullptr, nullptr, &ticks_per_second, nullptr, nullptr) ==
-            MPI_SUCCESS &&
-        ticks_per_second > 0)
-      clock[static_cast<size_t>(i)].ticks_per_second = ticks_per_second;
-    // The origin is now (MPI_Init); sources without on-demand timestamps start at their first event.
-    if (MPI_T_source_get_timestamp(i, &origin) == MPI_SUCCESS) {
-      clock[static_cast<size_t>(i)].origin = origin;
-      clock[static_cast<size_t>(i)].has_origin = true;
-    }
+    MPI_Count tps = 0;
+    if (MPI_T_source_get_info(i, nullptr, nullptr, nullptr, nullptr, nullptr, &tps, nullptr, nullptr) == MPI_SUCCESS &&
+        tps > 0)
+      ticks_per_second[static_cast<size_t>(i)] = readings[static_cast<size_t>(i)].ticks_per_second = tps;
   }
+  for (int i = 0; i < sources; ++i) {
+    SourceReading& r = readings[static_cast<size_t>(i)];
+    MPI_Count before = 0, ticks = 0, after = 0;
+    if (g.reference_source < 0) {
+      if (MPI_T_source_get_timestamp(i, &ticks) != MPI_SUCCESS) continue;
+      g.reference_source = i;
+      before = after = ticks;
+    } else if (MPI_T_source_get_timestamp(g.reference_source, &before) != MPI_SUCCESS ||
+               MPI_T_source_get_timestamp(i, &ticks) != MPI_SUCCESS ||
+               MPI_T_source_get_timestamp(g.reference_source, &after) != MPI_SUCCESS) {
+      continue;
+    }
+    r.on_demand = true;
+    r.before = before;
+    r.ticks = ticks;
+    r.after = after;
+  }
+  g.readings = std::move(readings);
 
   add_new_types(g);
   {
     std::lock_guard<std::mutex> lock(g.mutex);
-    g.sources = std::move(clock);
+    g.source_ticks_per_second = std::move(ticks_per_second);
   }
   g.attaching.store(true, std::memory_order_release);
   attach(g, MPI_T_BIND_NO_OBJECT, nullptr, MPI_COMM_NULL, MPI_WIN_NULL);
@@ -567,8 +697,11 @@ void after_init() {
   }
   print_from_rank_zero(g, unknown_events_warning(unknown));
 
+  attach_every_object(g);
+
   std::vector<EventType> completed;
   for (const auto& slot : g.types) completed.push_back(slot->selected ? complete_type(*slot) : slot->type);
+  const Timeline timeline = place_sources(g);
 
   mpimon::NewFile file;
   if (g.to_file) {
@@ -584,13 +717,15 @@ void after_init() {
 
   std::lock_guard<std::mutex> lock(g.mutex);
   for (size_t i = 0; i < g.types.size(); ++i) g.types[i]->type = std::move(completed[i]);
+  g.timeline = timeline;
+  g.statistics.set_logged_events(g.wanted);
   g.file = std::move(file);
   g.line_prefix = "rank " + std::to_string(g.world_rank) + ": ";
   for (Pending& p : g.pending) {
     if (p.dropped >= 0)
       log_dropped(g, *p.slot, p.dropped);
     else
-      log_instance(g, *p.slot, p.seconds, p.payload.data(), p.payload.size());
+      log_instance(g, *p.slot, seconds_of(g, p.stamp), p.payload.data(), p.payload.size());
   }
   if (g.pending_overflow > 0)
     write_text(g, "mel: " + std::to_string(g.pending_overflow) + " events during MPI_Init not logged (buffer full)\n");

@@ -54,7 +54,7 @@ int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* des
   const Source* source = source_at(source_index);
   if (source == nullptr) return MPI_T_ERR_INVALID_INDEX;
   if (info != nullptr) {
-    if (int rc = make_info({}, info)) return rc;
+    if (int rc = make_info({{MPIMON_EVENTS_CLOCK, clock_is_tsc() ? "tsc" : "monotonic"}}, info)) return rc;
   }
   copy_string(name, name_len, source->name);
   copy_string(desc, desc_len, source->description);
@@ -119,7 +119,7 @@ int MPI_T_event_get_index(const char* name, int* event_index) {
   return MPI_SUCCESS;
 }
 
-int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info /*info: no keys defined*/,
+int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info,
                              MPI_T_event_registration* event_registration) {
   if (int rc = enter(Access::outside_callbacks)) return rc;
   EventType* type = type_at(event_index);
@@ -127,21 +127,32 @@ int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info /*info:
   if (event_registration == nullptr) return MPI_T_ERR_INVALID;
   const void* object = nullptr;
   if (type->bind != MPI_T_BIND_NO_OBJECT) {
-    if (obj_handle == nullptr) return MPI_T_ERR_INVALID_HANDLE;
-    object = *static_cast<void* const*>(obj_handle);  // Open MPI's handles are pointers
+    bool every = false;
+    if (int rc = every_object_hint(info, &every)) return rc;
+    if (every) {
+      object = &every_object;  // obj_handle is ignored
+    } else {
+      // A live object of the type's kind (MPI_COMM_WORLD and MPI_COMM_SELF also before
+      // MPI_Init completes: events are raised during it), named by its handle's address
+      // or by the handle itself; never MPI_COMM_NULL, a freed object or one of another kind.
+      object = object_named(type->bind, obj_handle, true);
+      if (object == nullptr) return MPI_T_ERR_INVALID_HANDLE;
+    }
   }
   return alloc_registration(*type, object, event_registration);
 }
 
 int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info /*info*/) {
   if (int rc = enter(Access::outside_callbacks)) return rc;
-  return check_registration(event_registration);
+  return check_registration(event_registration);  // the one hint is read at allocation
 }
 
 int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) {
   if (int rc = enter(Access::outside_callbacks)) return rc;
-  if (int rc = check_registration(event_registration)) return rc;
+  bool every = false;
+  if (int rc = registration_binds_every_object(event_registration, &every)) return rc;
   if (info_used == nullptr) return MPI_T_ERR_INVALID;
+  if (every) return make_info({{MPIMON_EVENTS_EVERY_OBJECT, "true"}}, info_used);
   return make_info({}, info_used);
 }
 

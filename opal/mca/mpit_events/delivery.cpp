@@ -43,6 +43,7 @@ static_assert(sizeof(mpimon_osc_op_event) <= kMaxPayload, "OSC op payload exceed
 static_assert(sizeof(mpimon_osc_sync_event) <= kMaxPayload, "OSC sync payload exceeds the ring slot");
 
 constinit MPIMON_EVENTS_TLS thread_local Frame* tls_frame = nullptr;
+const char every_object = 0;
 
 namespace {
 
@@ -90,23 +91,136 @@ bool take_token_locked(Source& source) {
   return false;
 }
 
-// Every matching registration has a callback usable in `context`. Lock held.
-bool deliverable_now(const Snapshot& snap, const void* object, uint64_t horizon, MPI_T_cb_safety context) {
-  if (snap.direct[context] != nullptr) return true;
-  for (const Delivery* e = snap.list[context]; e->reg != nullptr && e->reg->id <= horizon; ++e)
-    if (e->object == object && e->function == nullptr) return false;
-  return true;
-}
-
 // The first entry of the context's list with an id above `id`.
 const Delivery* after(const Snapshot& snap, MPI_T_cb_safety context, uint64_t id) {
   const Delivery* list = snap.list[context];
   return std::upper_bound(list, list + snap.count, id, [](uint64_t v, const Delivery& e) { return v < e.reg->id; });
 }
 
-// Deliver one instance to the matching registrations of the type's current snapshot with
-// ids in (from, horizon]. Lock held and token owned, on entry and return.
+// Registration `id`'s entry in the context's list, or nullptr (freed, no callback left).
+const Delivery* entry_of(const Snapshot& snap, MPI_T_cb_safety context, uint64_t id) {
+  const Delivery* e = after(snap, context, id - 1);
+  return e->reg != nullptr && e->reg->id == id ? e : nullptr;
+}
+
+// Calls reg's dropped handler if it has drops to report (before its next event). Lock
+// held and token owned, on entry and return; false if it ran (the lock was released).
+bool report_drops_locked(Source& source, Registration& reg, void* user_data, MPI_T_cb_safety context) {
+  if (!reg.drop_report) return true;
+  const MPI_Count count = reg.dropped;
+  MPI_T_event_dropped_cb_function* handler = reg.dropped_handler;
+  reg.dropped = 0;
+  update_drop_report(source, reg);
+  source.lock.unlock();
+  {
+    FrameScope scope({nullptr, nullptr, 0}, context);
+    handler(count, to_handle(&reg), source.index, context, user_data);
+  }
+  source.lock.lock();
+  return false;
+}
+
+// Calls one event callback. Lock held and token owned, on entry and return.
+void call_locked(Source& source, Registration& reg, const Delivery& entry, const InstanceView& view,
+                 MPI_T_cb_safety context) {
+  const Callback cb{entry.function, entry.user_data};
+  source.lock.unlock();
+  {
+    FrameScope scope(view, context);
+    cb.function(scope.handle(), to_handle(&reg), context, cb.user_data);
+  }
+  source.lock.lock();
+}
+
+// Keeps an instance for reg until a context its callbacks accept. Lock held.
+void backlog_locked(Source& source, Registration& reg, const Pending& p, uint64_t sequence) {
+  if (reg.backlog.size() >= kRingCapacity) return count_drop(source, reg);
+  try {
+    const bool first = reg.backlog.empty();
+    if (first) source.backlogged.push_back(&reg);
+    try {
+      BacklogEntry& entry = reg.backlog.push();
+      entry.sequence = sequence;
+      entry.timestamp = p.timestamp;
+      if (p.type->extent > 0) std::memcpy(entry.payload, p.payload, p.type->extent);
+    } catch (...) {
+      if (first) source.backlogged.pop_back();
+      throw;
+    }
+  } catch (const std::bad_alloc&) {
+    return count_drop(source, reg);
+  }
+  ++source.backlog_count;
+  tables.queued.fetch_add(1, std::memory_order_relaxed);
+  // Every raise of the source now goes through the lock (finish_locked keeps the flag
+  // until the backlogs are empty): none may overtake this instance on the direct path.
+  source.state.fetch_or(kWork);
+}
+
+// Delivers the front of reg's backlog if a callback of reg accepts `context`: first its
+// drop report, if any (then the caller looks again). Lock held and token owned, on entry
+// and return (released during callbacks). False if nothing was delivered.
+bool deliver_backlog_front_locked(Source& source, Registration& reg, const Delivery& entry, MPI_T_cb_safety context) {
+  if (!report_drops_locked(source, reg, entry.user_data, context)) return true;
+  BacklogEntry local = reg.backlog.front();
+  reg.backlog.pop();
+  --source.backlog_count;
+  tables.queued.fetch_sub(1, std::memory_order_relaxed);
+  if (reg.backlog.empty()) std::erase(source.backlogged, &reg);
+  call_locked(source, reg, entry, {reg.type, local.payload, local.timestamp}, context);
+  return true;
+}
+
+// reg's entry for `context` in its type's current snapshot; a registration without one
+// (its last callback removed) loses its backlog. Lock held.
+const Delivery* backlog_entry_locked(Source& source, Registration& reg, MPI_T_cb_safety context) {
+  const Delivery* entry = entry_of(*reg.type->snapshot.load(std::memory_order_relaxed), context, reg.id);
+  if (entry == nullptr) discard_backlog_locked(source, reg, true);
+  return entry;
+}
+
+// Delivers reg's backlog, oldest first, while its callbacks accept `context`. Lock held
+// and token owned, on entry and return. True if the backlog is empty.
+bool flush_backlog_locked(Source& source, Registration& reg, MPI_T_cb_safety context) {
+  while (!reg.backlog.empty()) {
+    const Delivery* entry = backlog_entry_locked(source, reg, context);
+    if (entry == nullptr) return true;
+    if (entry->function == nullptr) return false;  // not in this context
+    deliver_backlog_front_locked(source, reg, *entry, context);
+  }
+  return true;
+}
+
+// Every backlog whose callbacks accept `context`, merged in the source's delivery order
+// (one registration's instances never overtake another's older ones). Lock held and token
+// owned. O(backlogged registrations) per instance: few registrations ever wait.
+void flush_backlogs_locked(Source& source, MPI_T_cb_safety context) {
+  for (;;) {
+    Registration* oldest = nullptr;
+    const Delivery* oldest_entry = nullptr;
+    for (std::size_t i = 0; i < source.backlogged.size();) {
+      Registration* reg = source.backlogged[i];
+      const Delivery* entry = backlog_entry_locked(source, *reg, context);
+      if (entry == nullptr) continue;  // discarded: left the list
+      ++i;
+      if (entry->function == nullptr) continue;
+      if (oldest == nullptr || reg->backlog.front().sequence < oldest->backlog.front().sequence) {
+        oldest = reg;
+        oldest_entry = entry;
+      }
+    }
+    if (oldest == nullptr) return;
+    deliver_backlog_front_locked(source, *oldest, *oldest_entry, context);
+  }
+}
+
+// Decides one instance for the registrations of the type's current snapshot bound to its
+// object, with ids in (from, horizon], in id order: each receives it now if a callback
+// of it accepts `context` (after its own older instances), else keeps it in its backlog.
+// One registration's backlog never costs another its instances. Lock held and token
+// owned, on entry and return.
 void deliver_locked(Source& source, const Pending& p, MPI_T_cb_safety context, uint64_t from) {
+  const uint64_t sequence = ++source.decided;
   const Snapshot* snap = p.type->snapshot.load(std::memory_order_relaxed);  // publishers hold the lock
   const Delivery* e = after(*snap, context, from);
   uint64_t last = from;
@@ -120,34 +234,24 @@ void deliver_locked(Source& source, const Pending& p, MPI_T_cb_safety context, u
     const Delivery& entry = *e++;
     Registration& reg = *entry.reg;  // not deleted while we hold the token
     last = reg.id;
-    if (entry.object != p.object) continue;
-    const Callback cb{entry.function, entry.user_data};
-    if (cb.function == nullptr) {
-      count_drop(source, reg);
+    if (!matches(entry, p.object)) continue;
+    // Its own older instances first (they may run callbacks, which may change the
+    // registrations: then look at this one again in the current snapshot).
+    const bool flushed = entry.function != nullptr && flush_backlog_locked(source, reg, context);
+    const auto changed = [&] { return p.type->snapshot.load(std::memory_order_relaxed) != snap; };
+    if (changed()) {
+      last = reg.id - 1;
       continue;
     }
-    if (reg.drop_report) {
-      const MPI_Count count = reg.dropped;
-      MPI_T_event_dropped_cb_function* handler = reg.dropped_handler;
-      reg.dropped = 0;
-      update_drop_report(source, reg);
-      source.lock.unlock();
-      {
-        FrameScope scope({nullptr, nullptr, 0}, context);
-        handler(count, to_handle(&reg), source.index, context, cb.user_data);
-      }
-      source.lock.lock();
-      if (p.type->snapshot.load(std::memory_order_relaxed) != snap) {
-        last = reg.id - 1;  // look at this registration again in the new snapshot
-        continue;
-      }
+    if (!flushed) {
+      backlog_locked(source, reg, p, sequence);
+      continue;
     }
-    source.lock.unlock();
-    {
-      FrameScope scope({p.type, p.payload, p.timestamp}, context);
-      cb.function(scope.handle(), to_handle(&reg), context, cb.user_data);
+    if (!report_drops_locked(source, reg, entry.user_data, context) && changed()) {
+      last = reg.id - 1;
+      continue;
     }
-    source.lock.lock();
+    call_locked(source, reg, entry, {p.type, p.payload, p.timestamp}, context);
   }
 }
 
@@ -157,7 +261,7 @@ void enqueue_locked(Source& source, EventType& type, const void* object, const v
   if (source.ring_count == kRingCapacity) {
     const Snapshot& snap = *type.snapshot.load(std::memory_order_relaxed);
     for (const Delivery* e = snap.list[0]; e->reg != nullptr && e->reg->id <= horizon; ++e)
-      if (e->object == object) count_drop(source, *e->reg);
+      if (matches(*e, object)) count_drop(source, *e->reg);
     return;
   }
   QueuedInstance& slot = source.ring[(source.ring_head + source.ring_count) % kRingCapacity];
@@ -194,15 +298,15 @@ bool dispose_retired_locked(Source& source, MPI_T_cb_safety context) {
   return true;
 }
 
-// The holder's duties before giving the token back: deliver ring entries in order while
-// this context can, dispose of retired objects; then release. Lock held and token owned
-// on entry; both released on return.
+// The holder's duties before giving the token back: deliver the backlogs this context
+// allows and decide the ring's instances in order, dispose of retired objects; then
+// release. Lock held and token owned on entry; both released on return.
 void finish_locked(Source& source, MPI_T_cb_safety context) {
   do {
-    while (source.ring_count > 0) {
+    for (;;) {
+      if (source.backlog_count > 0) flush_backlogs_locked(source, context);
+      if (source.ring_count == 0) break;
       const QueuedInstance& head = source.ring[source.ring_head];
-      if (!deliverable_now(*head.type->snapshot.load(std::memory_order_relaxed), head.object, head.horizon, context))
-        break;  // wait for a laxer context
       QueuedInstance local;
       local.type = head.type;
       local.object = head.object;
@@ -215,12 +319,26 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
       deliver_locked(source, {local.type, local.object, local.timestamp, local.horizon, local.payload}, context, 0);
     }
   } while (dispose_retired_locked(source, context));
-  // Queued instances left for a laxer context keep kWork set: raises queue behind them.
-  source.state.fetch_and(~(kDelivering | (source.ring_count == 0 ? kWork : 0)), std::memory_order_release);
+  // Backlogs left for a laxer context keep kWork set: raises go through the lock.
+  const bool idle = source.ring_count == 0 && source.backlog_count == 0;
+  source.state.fetch_and(~(kDelivering | (idle ? kWork : 0)), std::memory_order_release);
   source.lock.unlock();
 }
 
 }  // namespace
+
+void discard_backlog_locked(Source& source, Registration& reg, bool count_dropped) {
+  const std::size_t n = reg.backlog.size();
+  if (n == 0) return;
+  source.backlog_count -= n;
+  tables.queued.fetch_sub(static_cast<long>(n), std::memory_order_relaxed);
+  reg.backlog.clear();
+  std::erase(source.backlogged, &reg);
+  if (count_dropped) {
+    reg.dropped = n > static_cast<std::size_t>(kMaxCount - reg.dropped) ? kMaxCount : reg.dropped + static_cast<MPI_Count>(n);
+    update_drop_report(source, reg);
+  }
+}
 
 // Out of line (raise_inline.h): keeps the inline paths short, here too.
 [[gnu::noinline]] void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
@@ -229,9 +347,9 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
   source.lock.lock();
   if (!holding) holding = take_token_locked(source);
   timestamp = stamp(timestamp);
-  if (!holding || source.ring_count > 0 ||
-      !deliverable_now(*type.snapshot.load(std::memory_order_relaxed), object, UINT64_MAX, context)) {
-    // Registrations made from now on do not receive it.
+  if (!holding || source.ring_count > 0) {
+    // Another thread (or this one, in a callback) delivers, or older instances wait in
+    // the ring: queue it. Registrations made from now on do not receive it.
     const uint64_t horizon = tables.next_registration_id.load(std::memory_order_relaxed) - 1;
     enqueue_locked(source, type, object, payload, timestamp, horizon);
     // Tell the holder (maybe this thread, in a callback) or, if it has just released the
@@ -266,7 +384,7 @@ struct DirectDelivery {
 
 // The first entry from `e` on whose registration is bound to `object`, or nullptr.
 inline const Delivery* next_match(const Delivery* e, const void* object) {
-  while (e->reg != nullptr && e->object != object) ++e;
+  while (e->reg != nullptr && !matches(*e, object)) ++e;
   return e->reg != nullptr ? e : nullptr;
 }
 
@@ -359,7 +477,7 @@ void mpimon_events_drain(MPI_T_cb_safety context) {
   for (int i = 0; i < n; ++i) {
     Source& source = *source_at(i);
     source.lock.lock();
-    if (source.ring_count == 0 || !take_token_locked(source)) {
+    if ((source.ring_count == 0 && source.backlog_count == 0) || !take_token_locked(source)) {
       source.lock.unlock();
       continue;
     }

@@ -18,6 +18,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -117,7 +120,14 @@ struct Snapshot {
   Snapshot* next_retired = nullptr;
 };
 
-// One pending instance (payload copied).
+// The object of a registration that receives the events of every object of its type's
+// kind (the allocation hint mpimon_every_object): Delivery::object and
+// Registration::object point here. Raised objects are never this address.
+extern MPIMON_EVENTS_HIDDEN const char every_object;
+inline bool matches(const Delivery& e, const void* object) { return e.object == object || e.object == &every_object; }
+
+// One pending instance (payload copied), in a source's ring: raised while another
+// thread delivered the source's instances, it waits for that thread to decide it.
 struct QueuedInstance {
   EventType* type;
   const void* object;
@@ -154,6 +164,12 @@ struct Source {
   // Retired while the token was held: the holder disposes of them before releasing it.
   Snapshot* retired_snapshots = nullptr;
   Registration* retired_registrations = nullptr;  // freed handles: free_cb, then delete
+  // Registrations with a non-empty backlog (Registration::backlog), and the instances in
+  // all of them; kWork stays set while there are some, so that every raise of the source
+  // goes through the lock and no registration receives an instance before older ones.
+  std::vector<Registration*> backlogged;
+  std::size_t backlog_count = 0;
+  uint64_t decided = 0;  // instances put in delivery order so far (numbers backlog entries)
 };
 
 struct EventType {
@@ -173,7 +189,8 @@ struct EventType {
   // Never null. Published under control + source lock; read by deliverers.
   std::atomic<const Snapshot*> snapshot{nullptr};
   // Guarded by control.
-  std::vector<Registration*> registrations;  // live, object not freed, id order
+  std::map<uint64_t, Registration*> registrations;  // live, object not freed, by id
+  std::map<std::pair<const void*, uint64_t>, Registration*> by_object;  // the bound ones, by (object, id)
   int listening = 0;                          // registrations with >= 1 callback
   struct Watcher {
     unsigned char* flag;
@@ -183,10 +200,38 @@ struct EventType {
   std::vector<Watcher> watchers;
 };
 
+// An instance a registration waits for a laxer context to receive (timestamp final).
+struct BacklogEntry {
+  uint64_t sequence;  // its place in the source's delivery order
+  MPI_Count timestamp;
+  alignas(8) unsigned char payload[kMaxPayload];
+};
+
+// A registration's backlog: memory only while it holds instances (most registrations
+// never have one).
+class Backlog {
+ public:
+  bool empty() const { return queue_ == nullptr || queue_->empty(); }
+  std::size_t size() const { return queue_ == nullptr ? 0 : queue_->size(); }
+  BacklogEntry& push() {  // throws bad_alloc
+    if (queue_ == nullptr) queue_ = std::make_unique<std::deque<BacklogEntry>>();
+    return queue_->emplace_back();
+  }
+  const BacklogEntry& front() const { return queue_->front(); }
+  void pop() {
+    queue_->pop_front();
+    if (queue_->empty()) queue_.reset();
+  }
+  void clear() { queue_.reset(); }
+
+ private:
+  std::unique_ptr<std::deque<BacklogEntry>> queue_;
+};
+
 struct Registration {
   uint64_t id = 0;
   EventType* type = nullptr;
-  const void* object = nullptr;  // bound object's handle value (bound types)
+  const void* object = nullptr;  // bound object's handle value (bound types), or &every_object
 
   // Guarded by control.
   Callback callbacks[kLevels];
@@ -200,6 +245,11 @@ struct Registration {
   MPI_T_event_free_cb_function* free_cb = nullptr;
   void* free_user_data = nullptr;
   Registration* next_retired = nullptr;
+  // Instances of its source's order that this registration could not receive in the
+  // context they were delivered in (its callbacks are all at laxer levels), until a
+  // context they accept (a drain, a laxer raise); bounded by kRingCapacity, beyond which
+  // they are dropped for this registration only. Guarded by the source lock.
+  Backlog backlog;
 
   bool has_callback() const {
     for (const Callback& cb : callbacks)
@@ -240,8 +290,9 @@ inline EventType* type_at(int index) {
 }
 
 // ---- snapshot.cpp (control held; publish/retire with the source lock held too) ----
-// A snapshot of `regs` (the type's prospective registration list). Throws bad_alloc.
-Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs);
+// A snapshot of the type's registrations but those `left_out` says. Throws bad_alloc.
+// O(registrations of the type).
+Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registration&)>& left_out = nullptr);
 void destroy_snapshot(const Snapshot* snapshot);
 // Make `next` the type's snapshot; the previous one is destroyed or retired.
 void publish_snapshot(EventType& type, Snapshot* next);
@@ -250,17 +301,26 @@ void publish_snapshot(EventType& type, Snapshot* next);
 // no delivery can read anything unpublished before this call.
 bool defer_to_token_holder(Source& source);
 
+// ---- delivery.cpp, for registration changes (source lock held) ----
+// Empties reg's backlog; its instances count as dropped if `count_dropped`.
+void discard_backlog_locked(Source& source, Registration& reg, bool count_dropped);
+
 // ---- registration.cpp ----
 void update_listening(EventType& type, bool was, bool now);  // flags, with control held
 // Keeps reg.drop_report and the source's kDropReport count in line with reg's dropped
 // count, handler and activity. Source lock held.
 void update_drop_report(Source& source, Registration& reg);
 Registration* find_registration(MPI_T_event_registration handle);  // control held; nullptr if invalid
+// Removes reg from the type's lists (control held; no-op for one not listed).
+void forget(EventType& type, const Registration& reg);
 // Run a free callback in `context` (no lock held) and delete the registration.
 void run_free_callback(Registration* reg, MPI_T_cb_safety context);
 // The MPI_T_event_handle_* / callback operations (validate the handle themselves).
+// `object`: the bound object's handle value, &every_object, or nullptr (unbound types).
 int alloc_registration(EventType& type, const void* object, MPI_T_event_registration* out);
 int check_registration(MPI_T_event_registration handle);
+// MPI_SUCCESS and whether the registration is bound to every object, or INVALID_HANDLE.
+int registration_binds_every_object(MPI_T_event_registration handle, bool* every);
 int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_function* function, void* user_data);
 int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_function* function);
 int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_event_free_cb_function* free_cb);
@@ -313,7 +373,18 @@ int category_index();  // our category (registered/re-found now), or -1
 // MPI_SUCCESS and whether cat_index is our category, or MPI_T_ERR_INVALID_INDEX.
 int category_lookup(int cat_index, bool* ours);
 int make_info(const std::vector<std::pair<std::string, std::string>>& keys, MPI_Info* out);
+// Whether `info` (may be MPI_INFO_NULL) holds MPIMON_EVENTS_EVERY_OBJECT = "true".
+int every_object_hint(MPI_Info info, bool* every);
 int element_enum(EventType& type, MPI_T_enum* out);
+
+// ---- mpi_objects.cpp: the objects handle allocations name ----
+// A live communicator (MPI_T_BIND_MPI_COMM, not MPI_COMM_NULL) or window (MPI_T_BIND_MPI_WIN,
+// not MPI_WIN_NULL), by Open MPI's tables; other kinds: any non-null object.
+bool object_is_live(int bind, const void* object);
+// The live object `obj_handle` names (the address of a variable holding its handle, or the
+// handle itself), or nullptr; never faults. `accept_predefined_before_init`: also
+// MPI_COMM_WORLD and MPI_COMM_SELF until MPI_Init completes (events raised during it).
+const void* object_named(int bind, const void* obj_handle, bool accept_predefined_before_init);
 
 // Copy a string like MPI_T_pvar_get_info: *len in/out, truncation, NUL-terminated.
 void copy_string(char* dest, int* len, const std::string& source);

@@ -13,8 +13,9 @@
  *   _get_timestamp, _get_source, MPI_T_source_get_timestamp, MPI_T_source_get_num,
  *   MPI_T_event_get_num, MPI_T_event_get_index and MPI_T_event_handle_free may be
  *   called; every other function of this header returns MPI_T_ERR_NOT_ACCESSIBLE.
- * - Info arguments are accepted and ignored (no keys are defined); the info_used
- *   outputs are new, empty info objects. Before MPI_Init (and after MPI_Finalize) Open
+ * - Info arguments: one hint is defined, MPIMON_EVENTS_EVERY_OBJECT (below); other keys
+ *   are accepted and ignored. The info_used outputs are new info objects holding the
+ *   hints in use. Before MPI_Init (and after MPI_Finalize) Open
  *   MPI 4.1 forbids MPI_Info_create, so info outputs made then are built directly on
  *   Open MPI's info class: MPI_Info_get/_free work on them once MPI is initialised, but
  *   they have no Fortran handle (MPI_Info_c2f).
@@ -85,7 +86,13 @@ int MPI_T_source_get_num(int *num_sources);
 /* Describe a source. NULL outputs are ignored. name/desc lengths are in/out as in
  * MPI_T_pvar_get_info (at most *len bytes written including the NUL, *len set to the
  * length written or, when 0 or name NULL, to the length needed). `info` receives a new
- * info object the caller frees. MPI_T_ERR_INVALID_INDEX for a bad index. */
+ * info object the caller frees, with the key MPIMON_EVENTS_CLOCK. MPI_T_ERR_INVALID_INDEX
+ * for a bad index. */
+/* The source info key naming the clock the source's timestamps count ("tsc" or
+ * "monotonic"): timestamps of sources naming the same clock, with the same ticks per
+ * second, compare directly (MPI_T alone promises that only within one source). */
+#define MPIMON_EVENTS_CLOCK "mpimon_clock"
+
 int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
                           MPI_Info *info);
@@ -118,24 +125,37 @@ int MPI_T_event_get_index(const char *name, int *event_index);
 /* ---- Registrations ---------------------------------------------------------------- */
 
 /* Allocate a registration for an event type. For a bound type, obj_handle is the
- * ADDRESS of a variable holding the object's handle (e.g. &comm) and only events of that
- * object are delivered; NULL gives MPI_T_ERR_INVALID_HANDLE. Unbound types ignore it.
- * Nothing is delivered until a callback is registered. */
+ * ADDRESS of a variable holding the object's handle (e.g. &comm; the handle itself is
+ * accepted too) and only events of that object are delivered. The object must be a live
+ * object of the type's kind (MPI_COMM_WORLD and MPI_COMM_SELF also before MPI_Init):
+ * NULL, MPI_COMM_NULL, MPI_WIN_NULL, a freed object or one of another kind gives
+ * MPI_T_ERR_INVALID_HANDLE. Unbound types ignore obj_handle. With the hint
+ * MPIMON_EVENTS_EVERY_OBJECT = "true" in `info`, a bound type's registration receives
+ * the events of every object of its kind, also Open MPI's internal communicators that
+ * the application never sees, and obj_handle is ignored. Nothing is delivered until a
+ * callback is registered. */
 int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
                              MPI_T_event_registration *event_registration);
 
-/* Hints for a registration (none are defined: accepted and ignored). */
+/* The hint (an info key of MPI_T_event_handle_alloc, value "true") that binds a
+ * registration to every object of its type's kind. */
+#define MPIMON_EVENTS_EVERY_OBJECT "mpimon_every_object"
+
+/* Hints for a registration after its allocation: accepted and ignored. */
 int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
 
-/* The hints in use: a new (empty) info object the caller frees. */
+/* The hints in use: a new info object the caller frees (MPIMON_EVENTS_EVERY_OBJECT =
+ * "true" for a registration allocated with it, else empty). */
 int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
 
 /* Set the callback of a registration for one safety level (at most one per level:
  * registering again replaces it, a NULL function removes it). An instance raised where
  * level C is required goes to the callback of the lowest level >= C; if only callbacks
  * of lower levels exist it is buffered and delivered at the next point that allows one
- * of them (the library's safe points and its own MPI_T_event_* calls); if the buffer is
- * full it is dropped and counted. MPI_T_ERR_INVALID for a bad cb_safety. */
+ * of them (the library's safe points and its own MPI_T_event_* calls); the buffer is the
+ * registration's own, so it never costs another registration its instances; if it is
+ * full the instance is dropped for this registration and counted. MPI_T_ERR_INVALID for
+ * a bad cb_safety. */
 int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
                                   MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
 

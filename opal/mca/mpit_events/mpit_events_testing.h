@@ -25,6 +25,10 @@ int mpimon_events_test_set_dropped(MPI_T_event_registration registration, MPI_Co
  * MPI_Info_get may not be called): 1 and the value if present, 0 if absent. */
 int mpimon_events_test_info_get(MPI_Info info, const char *key, char *value, int value_len);
 
+/* A new info object holding `key` = `value`, made like this library's info outputs (also
+ * before MPI_Init, where MPI_Info_create may not be called); free it with the next one. */
+MPI_Info mpimon_events_test_info_make(const char *key, const char *value);
+
 /* Free an info object returned by this library (also before MPI_Init). */
 void mpimon_events_test_info_free(MPI_Info *info);
 

@@ -109,6 +109,19 @@ int make_info(const std::vector<std::pair<std::string, std::string>>& keys, MPI_
   return MPI_SUCCESS;
 }
 
+int every_object_hint(MPI_Info info, bool* every) {
+  *every = false;
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  // opal_info_get: the object may come from MPI_Info_create or from make_info.
+  char value[8] = {};
+  int flag = 0;
+  if (opal_info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, sizeof value - 1,
+                    value, &flag) != OPAL_SUCCESS)
+    return MPI_T_ERR_INVALID;
+  *every = flag && std::strcmp(value, "true") == 0;
+  return MPI_SUCCESS;
+}
+
 int element_enum(EventType& type, MPI_T_enum* out) {
   void* existing = type.element_enum.load(std::memory_order_acquire);
   if (existing == nullptr) {
@@ -152,6 +165,12 @@ int mpimon_events_test_info_get(MPI_Info info, const char* key, char* value, int
   auto* object = reinterpret_cast<ompi_info_t*>(info);
   if (opal_info_get(&object->super, key, value_len - 1, value, &flag) != OPAL_SUCCESS) return 0;
   return flag ? 1 : 0;
+}
+
+MPI_Info mpimon_events_test_info_make(const char* key, const char* value) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (key == nullptr || value == nullptr || make_info({{key, value}}, &info) != MPI_SUCCESS) return MPI_INFO_NULL;
+  return info;
 }
 
 void mpimon_events_test_info_free(MPI_Info* info) {

@@ -45,6 +45,11 @@ Registration* find_registration(MPI_T_event_registration handle) {
   return (reg != nullptr && r.live.count(reg) != 0) ? reg : nullptr;
 }
 
+void forget(EventType& type, const Registration& reg) {
+  type.registrations.erase(reg.id);
+  type.by_object.erase(std::pair(reg.object, reg.id));
+}
+
 void run_free_callback(Registration* reg, MPI_T_cb_safety context) {
   MPI_T_event_free_cb_function* cb = reg->free_cb;
   void* user_data = reg->free_user_data;
@@ -60,12 +65,18 @@ int alloc_registration(EventType& type, const void* object, MPI_T_event_registra
     auto reg = std::make_unique<Registration>();
     reg->type = &type;
     reg->object = object;
-    type.registrations.reserve(type.registrations.size() + 1);
-    r.live.insert(reg.get());
-    // No callback yet: not in the snapshot, nothing to publish. Its id is above the
-    // horizon of every instance already queued.
+    // Its id is above the horizon of every instance already queued.
     reg->id = tables.next_registration_id.fetch_add(1, std::memory_order_relaxed);
-    type.registrations.push_back(reg.get());  // ids ascend: the list stays sorted
+    // O(log n): n allocations stay O(n log n).
+    type.registrations.emplace(reg->id, reg.get());
+    try {
+      if (object != nullptr && object != &every_object) type.by_object.emplace(std::pair(object, reg->id), reg.get());
+      r.live.insert(reg.get());
+    } catch (...) {
+      forget(type, *reg);
+      throw;
+    }
+    // No callback yet: not in the snapshot, nothing to publish.
     *out = to_handle(reg.release());
   } catch (const std::bad_alloc&) {
     return MPI_T_ERR_MEMORY;
@@ -84,7 +95,7 @@ int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_func
   reg->callbacks[level] = {function, function != nullptr ? user_data : nullptr};
   Snapshot* next;
   try {
-    next = build_snapshot(type, type.registrations);
+    next = build_snapshot(type);
   } catch (const std::bad_alloc&) {
     reg->callbacks[level] = previous;
     return MPI_T_ERR_MEMORY;
@@ -104,6 +115,15 @@ int check_registration(MPI_T_event_registration handle) {
   Registry& r = registry();
   std::lock_guard guard(r.control);
   return find_registration(handle) != nullptr ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+}
+
+int registration_binds_every_object(MPI_T_event_registration handle, bool* every) {
+  Registry& r = registry();
+  std::lock_guard guard(r.control);
+  const Registration* reg = find_registration(handle);
+  if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
+  *every = reg->object == &every_object;
+  return MPI_SUCCESS;
 }
 
 namespace {
@@ -141,27 +161,23 @@ int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_ev
     if (reg == nullptr) return MPI_T_ERR_INVALID_HANDLE;
     EventType& type = *reg->type;
     Source& source = *type.source;
-    std::vector<Registration*> remaining;
     Snapshot* next = nullptr;
-    const bool listed = std::find(type.registrations.begin(), type.registrations.end(), reg) != type.registrations.end();
-    if (listed) {
+    if (reg->active) {
       try {
-        remaining.reserve(type.registrations.size());
-        for (Registration* other : type.registrations)
-          if (other != reg) remaining.push_back(other);
-        if (reg->active) next = build_snapshot(type, remaining);
+        next = build_snapshot(type, [reg](const Registration& other) { return &other == reg; });
       } catch (const std::bad_alloc&) {
         return MPI_T_ERR_MEMORY;  // nothing changed: the handle is still valid
       }
     }
     const bool was = reg->listening();
     r.live.erase(reg);
-    if (listed) type.registrations.swap(remaining);
+    forget(type, *reg);
     bool deferred;
     {
       std::lock_guard lock(source.lock);
       if (next != nullptr) publish_snapshot(type, next);
       reg->active = false;
+      discard_backlog_locked(source, *reg, false);
       update_drop_report(source, *reg);
       reg->free_cb = free_cb;
       reg->free_user_data = user_data;
@@ -193,29 +209,28 @@ void mpimon_events_object_freed(int bind, const void* object) {
   for (int i = 0; i < n; ++i) {
     EventType& type = *type_at(i);
     if (type.bind != bind) continue;
-    const auto bound = [object](const Registration* reg) { return reg->object == object; };
-    if (std::none_of(type.registrations.begin(), type.registrations.end(), bound)) continue;
-    std::vector<Registration*> remaining;
+    auto it = type.by_object.lower_bound(std::pair(object, uint64_t{0}));
+    if (it == type.by_object.end() || it->first.first != object) continue;
+    std::vector<Registration*> bound;
     Snapshot* next;
     try {
-      for (Registration* reg : type.registrations)
-        if (!bound(reg)) remaining.push_back(reg);
-      next = build_snapshot(type, remaining);
+      for (; it != type.by_object.end() && it->first.first == object; ++it) bound.push_back(it->second);
+      next = build_snapshot(type, [object](const Registration& reg) { return reg.object == object; });
     } catch (const std::bad_alloc&) {
       continue;  // out of memory: these registrations keep receiving the address's events
     }
     std::lock_guard lock(type.source->lock);
     publish_snapshot(type, next);
-    for (Registration* reg : type.registrations) {
-      if (!bound(reg)) continue;
+    for (Registration* reg : bound) {
       // Stays a valid handle until freed, but receives nothing more; a new object at the
       // same address does not revive it.
       update_listening(type, reg->listening(), false);
       reg->object_gone = true;
       reg->active = false;
+      discard_backlog_locked(*type.source, *reg, false);
       update_drop_report(*type.source, *reg);
+      forget(type, *reg);
     }
-    type.registrations.swap(remaining);
   }
 }
 

@@ -163,7 +163,7 @@ int mpimon_events_register_type(const mpimon_event_type_desc* desc, int* event_i
       if (kv[1] == nullptr) return MPI_T_ERR_INVALID;
       type->info.emplace_back(kv[0], kv[1]);
     }
-    type->snapshot.store(build_snapshot(*type, {}), std::memory_order_relaxed);  // empty
+    type->snapshot.store(build_snapshot(*type), std::memory_order_relaxed);  // empty
     r.type_names.emplace(type->name, index);
     tables.types[index].store(type.release(), std::memory_order_release);
   } catch (const std::bad_alloc&) {

@@ -15,10 +15,11 @@
 
 namespace mpimon::events {
 
-Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs) {
-  std::size_t n = 0;
-  for (const Registration* reg : regs)
-    if (reg->has_callback()) ++n;
+Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registration&)>& left_out) {
+  std::vector<const Registration*> regs;  // in id order
+  for (const auto& [id, reg] : type.registrations)
+    if (reg->has_callback() && !(left_out && left_out(*reg))) regs.push_back(reg);
+  const std::size_t n = regs.size();
   // One allocation: the header, then the kLevels lists of n entries and an end marker.
   static_assert(sizeof(Snapshot) % alignof(Delivery) == 0);
   void* memory = ::operator new(sizeof(Snapshot) + kLevels * (n + 1) * sizeof(Delivery));
@@ -32,7 +33,6 @@ Snapshot* build_snapshot(EventType& type, const std::vector<Registration*>& regs
     Delivery* out = list;
     bool direct = true;
     for (const Registration* reg : regs) {
-      if (!reg->has_callback()) continue;
       // The lowest level at or above the context's requirement that has a callback.
       Callback use;
       for (int level = context; level < kLevels && use.function == nullptr; ++level) use = reg->callbacks[level];

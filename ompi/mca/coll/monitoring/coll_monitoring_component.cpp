@@ -43,6 +43,7 @@ struct ClassVariable {
 };
 
 int read_class_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  if (!mpimon::pvars::communicator_still_bound(obj)) return OMPI_ERR_NOT_FOUND;  // freed (or never valid)
   const auto* variable = static_cast<const ClassVariable*>(pvar->ctx);
   const mpimon::CommunicatorClasses* classes = mpimon::coll::classes_of(static_cast<ompi_communicator_t*>(obj));
   const mpimon::ClassTotals totals = classes ? classes->totals(variable->klass) : mpimon::ClassTotals{};
@@ -50,11 +51,9 @@ int read_class_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   return OMPI_SUCCESS;
 }
 
+// Never an error at bind: Open MPI's core crashes on one (see pvar_handle_check.h).
 int notify_class_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
-  if (event == MCA_BASE_PVAR_HANDLE_BIND) {
-    if (obj == nullptr) return OMPI_ERR_BAD_PARAM;
-    *count = 1;
-  }
+  if (event == MCA_BASE_PVAR_HANDLE_BIND) *count = mpimon::pvars::bind_communicator(obj) ? 1 : 0;
   return OMPI_SUCCESS;
 }
 

@@ -20,9 +20,9 @@ std::optional<int> parse_non_negative(const char* text) {
 }
 
 int checked_level(const char* parameter, const char* text, int default_value, int fallback,
-                  const char* valid_values, std::string& warning) {
+                  const char* valid_values, std::string& warning, int max) {
   if (text == nullptr || *text == '\0') return default_value;
-  if (auto v = parse_non_negative(text)) return *v;
+  if (auto v = parse_non_negative(text); v && *v <= max) return *v;
   warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter +
             " (valid: " + valid_values + "); using " + std::to_string(fallback);
   return fallback;

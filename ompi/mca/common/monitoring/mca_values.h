@@ -1,8 +1,9 @@
 // Checking the text of MCA parameters ourselves: Open MPI parses integers silently
 // ("abc" becomes 0, "1k" becomes 1024), so our integer parameters are registered as
-// strings and validated here.
+// Open MPI integers whose text is validated here (int_parameter.h).
 #pragma once
 
+#include <climits>
 #include <optional>
 #include <string>
 
@@ -12,10 +13,11 @@ namespace mpimon {
 // NULL or empty text when there is no default.
 std::optional<int> parse_non_negative(const char* text);
 
-// The value of an integer MCA parameter, or `fallback` (with `warning` set to a one-line
-// message naming the parameter, the value and the valid values) if the text is invalid.
+// The value of an integer MCA parameter (a decimal integer in 0..max), or `fallback`
+// (with `warning` set to a one-line message naming the parameter, the value and the valid
+// values) if the text is invalid; `default_value` for NULL or empty text.
 int checked_level(const char* parameter, const char* text, int default_value, int fallback,
-                  const char* valid_values, std::string& warning);
+                  const char* valid_values, std::string& warning, int max = INT_MAX);
 
 struct OmpiVersion {
   int major = 0, minor = 0, release = 0;

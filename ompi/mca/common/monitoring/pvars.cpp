@@ -2,7 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <map>
+#include <set>
 #include <mutex>
 #include <string>
 
@@ -10,7 +10,9 @@
 
 #include <mpi.h>
 #include "flush_phases.h"
+#include "mpit_events_producer.h"
 #include "prof_format.h"
+#include "pvar_handle_check.h"
 #include "runtime.h"
 #include "world_rank.h"
 
@@ -28,29 +30,13 @@ struct PeerVariable {
 // communicator was freed therefore reads an error, even when a new communicator later
 // takes the same address.
 std::mutex bound_mutex;
-std::map<const void*, bool> bound_communicators;
+std::set<const void*> bound_communicators;
 int liveness_keyval = MPI_KEYVAL_INVALID;
 
 int forget_communicator(MPI_Comm comm, int, void*, void*) {
   std::lock_guard lock(bound_mutex);
   bound_communicators.erase(comm);
   return MPI_SUCCESS;
-}
-
-void track_communicator(ompi_communicator_t* comm) {
-  {
-    std::lock_guard lock(bound_mutex);
-    if (bound_communicators.count(comm)) return;
-    bound_communicators[comm] = true;
-  }
-  if (liveness_keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_communicator, &liveness_keyval, nullptr);
-  PMPI_Comm_set_attr(comm, liveness_keyval, nullptr);
-}
-
-bool still_alive(const ompi_communicator_t* comm) {
-  std::lock_guard lock(bound_mutex);
-  return bound_communicators.count(comm) != 0;
 }
 
 int values_of(const ompi_communicator_t* comm) { return comm->c_remote_group->grp_proc_count; }
@@ -70,8 +56,8 @@ int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallb
 }
 
 int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  if (!communicator_still_bound(obj)) return OMPI_ERR_NOT_FOUND;  // freed (or never valid)
   const auto* comm = static_cast<const ompi_communicator_t*>(obj);
-  if (comm == nullptr || !still_alive(comm)) return OMPI_ERR_NOT_FOUND;  // freed communicator
   const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
   const Engine& engine = Runtime::instance().engine;
   const LocalJob job = LocalJob::of_this_process();
@@ -88,10 +74,10 @@ int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
 
 int notify_peer_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
   if (event != MCA_BASE_PVAR_HANDLE_BIND) return OMPI_SUCCESS;
-  auto* comm = static_cast<ompi_communicator_t*>(obj);
-  if (comm == nullptr) return OMPI_ERR_BAD_PARAM;
-  *count = values_of(comm);
-  track_communicator(comm);
+  // Never an error here: Open MPI's core crashes on one (see pvar_handle_check.h). An
+  // object that is not a live communicator (only possible where the check could not be
+  // installed) gets a handle with no values, whose reads fail.
+  *count = bind_communicator(obj) ? values_of(static_cast<const ompi_communicator_t*>(obj)) : 0;
   return OMPI_SUCCESS;
 }
 
@@ -161,8 +147,27 @@ int notify_flush(mca_base_pvar_t*, mca_base_pvar_event_t event, void*, int* coun
 
 }  // namespace
 
+bool bind_communicator(const void* obj) {
+  if (!mpimon_mpi_object_is_live(MPI_T_BIND_MPI_COMM, obj)) return false;  // nothing read before this
+  auto* comm = static_cast<ompi_communicator_t*>(const_cast<void*>(obj));
+  {
+    std::lock_guard lock(bound_mutex);
+    if (!bound_communicators.insert(obj).second) return true;
+  }
+  if (liveness_keyval == MPI_KEYVAL_INVALID)
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_communicator, &liveness_keyval, nullptr);
+  PMPI_Comm_set_attr(comm, liveness_keyval, nullptr);
+  return true;
+}
+
+bool communicator_still_bound(const void* obj) {
+  std::lock_guard lock(bound_mutex);
+  return obj != nullptr && bound_communicators.count(obj) != 0;
+}
+
 int register_peer_variable(const char* framework, const char* name, const char* description, Category category,
                            Metric metric) {
+  check_bound_objects();
   auto* variable = new PeerVariable{category, metric};  // lives as long as the pvar
   return mca_base_pvar_register("ompi", framework, "monitoring", name, description, OPAL_INFO_LVL_4,
                                 MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,

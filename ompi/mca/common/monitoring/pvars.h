@@ -10,6 +10,14 @@ namespace mpimon::pvars {
 
 enum class Metric { messages, bytes };
 
+// Variables bound to communicators (every layer's). bind_communicator: at a handle's
+// bind, whether `obj` is a live communicator (checked against Open MPI's table before
+// anything is read); it is then tracked until MPI_Comm_free. communicator_still_bound:
+// at a read, whether `obj` is such a communicator, not freed since (a freed one stays
+// refused even when a new communicator takes its address, until a handle binds that one).
+bool bind_communicator(const void* obj);
+bool communicator_still_bound(const void* obj);
+
 // A SIZE-class variable bound to communicators, e.g. ompi/pml/monitoring/messages_count:
 // a handle on communicator C returns size(C) values (the remote group's size for an
 // intercommunicator); value i is this process's total of `metric` in `category` (all

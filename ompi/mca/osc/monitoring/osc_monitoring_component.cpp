@@ -25,7 +25,8 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "mca_values.h"
+#include "int_parameter.h"
+#include "mpit_events_producer.h"
 #include "pvars.h"
 #include "runtime.h"
 #include "wait_states/shadow_setup.h"
@@ -68,8 +69,9 @@ bool active = false;  // decided in init: monitoring on and the PML layer starte
 // ---------------------------------------------------------------------------------------
 // Performance variables bound to a window: one value per SyncKind, in its order.
 
-// Windows with bound handles -> the registry id of the window bound. A handle whose
-// window was freed reads an error, even if a new window later takes the same address.
+// Windows with bound handles -> the registry id of the window bound (0: a window created
+// while monitoring was off, which reads zeros). A handle whose window was freed reads an
+// error, even if a new window later takes the same address.
 std::mutex bound_mutex;
 std::map<const void*, uint64_t> bound_windows;
 
@@ -81,15 +83,23 @@ SyncMetric metric_of(const mca_base_pvar_t* pvar) {
   return static_cast<SyncMetric>(reinterpret_cast<uintptr_t>(pvar->ctx));
 }
 
+// Still the window bound under `id`: monitored ones by their registry id, others by Open
+// MPI's table of live windows.
+bool still_bound(const void* win, uint64_t id) {
+  return id != 0 ? mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(win)) == id
+                 : mpimon_mpi_object_is_live(MPI_T_BIND_MPI_WIN, win);
+}
+
+// Never an error at bind: Open MPI's core crashes on one (see pvar_handle_check.h). An
+// object that is not a live window (only possible where that check could not be
+// installed) gets a handle with no values, whose reads fail.
 int notify_sync_variable(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {
   if (event != MCA_BASE_PVAR_HANDLE_BIND) return OMPI_SUCCESS;
-  const uint64_t id = mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(obj));
-  if (id == 0) return OMPI_ERR_BAD_PARAM;  // not a monitored live window
+  *count = 0;
+  if (!mpimon_mpi_object_is_live(MPI_T_BIND_MPI_WIN, obj)) return OMPI_SUCCESS;  // nothing read before this
   std::lock_guard lock(bound_mutex);
-  std::erase_if(bound_windows, [](const auto& entry) {  // forget freed windows
-    return mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(entry.first)) != entry.second;
-  });
-  bound_windows[obj] = id;
+  std::erase_if(bound_windows, [](const auto& entry) { return !still_bound(entry.first, entry.second); });
+  bound_windows[obj] = mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(obj));
   const SyncMetric metric = metric_of(pvar);
   *count = metric == SyncMetric::wait_seconds || metric == SyncMetric::wait_counts ? mpimon::wait_states::kPatternCount
                                                                                    : mpimon::kSyncKindCount;
@@ -97,19 +107,21 @@ int notify_sync_variable(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, voi
 }
 
 int read_sync_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
-  const uint64_t id = mpimon::osc::sync_id_of(static_cast<const ompi_win_t*>(obj));
+  uint64_t id;
   {
     std::lock_guard lock(bound_mutex);
     const auto bound = bound_windows.find(obj);
-    if (id == 0 || bound == bound_windows.end() || bound->second != id) return OMPI_ERR_NOT_FOUND;
+    if (bound == bound_windows.end() || !still_bound(obj, bound->second)) return OMPI_ERR_NOT_FOUND;
+    id = bound->second;
   }
   const SyncMetric metric = metric_of(pvar);
   if (metric == SyncMetric::wait_seconds || metric == SyncMetric::wait_counts) {
     constexpr int n = mpimon::wait_states::kPatternCount;
     double seconds[n] = {};
     uint64_t counts[n] = {};
-    // A window without wait states (osc_monitoring_wait_states 0) reads zeros.
-    mpimon::osc::wait_states::registry().read(id, seconds, counts);
+    // A window without wait states (osc_monitoring_wait_states 0, or created while
+    // monitoring was off) reads zeros.
+    if (id != 0) mpimon::osc::wait_states::registry().read(id, seconds, counts);
     if (metric == SyncMetric::wait_seconds) {
       std::memcpy(value, seconds, sizeof seconds);
     } else {
@@ -118,9 +130,9 @@ int read_sync_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
     }
     return OMPI_SUCCESS;
   }
-  uint64_t calls[mpimon::kSyncKindCount];
-  double seconds[mpimon::kSyncKindCount];
-  if (!mpimon::window_sync().read(id, calls, seconds)) return OMPI_ERR_NOT_FOUND;
+  uint64_t calls[mpimon::kSyncKindCount] = {};
+  double seconds[mpimon::kSyncKindCount] = {};
+  if (id != 0 && !mpimon::window_sync().read(id, calls, seconds)) return OMPI_ERR_NOT_FOUND;
   if (metric == SyncMetric::seconds) {
     std::memcpy(value, seconds, sizeof seconds);
   } else {
@@ -167,48 +179,43 @@ void register_sync_variables() {
                            reinterpret_cast<void*>(static_cast<uintptr_t>(v.metric)));
 }
 
-bool sync_timing = false;  // osc_monitoring_sync_timing
-char* wait_states_text = nullptr;     // osc_monitoring_wait_states
-char* testing_clock_text = nullptr;   // osc_monitoring_wait_states_testing_clock_offset
-bool wait_states = false;
+int sync_timing = 0;                 // osc_monitoring_sync_timing: 0 or 1
+int wait_states = 0;                 // osc_monitoring_wait_states: 0 or 1
+char* testing_clock_text = nullptr;  // osc_monitoring_wait_states_testing_clock_offset
 mpimon::wait_states::TestingClockShift testing_clock_shift;
 
 int component_register() {
   // Off by default: timing costs two clock reads per synchronisation call, which would
   // double the monitoring cost of a lock/put/unlock epoch (bench/osc_overhead.sh).
-  sync_timing = false;
-  mca_base_component_var_register(
-      &mca_osc_monitoring_component.osc_version, "sync_timing",
+  static const mpimon::IntParameter sync_timing_parameter{
+      "sync_timing", "osc_monitoring_sync_timing",
       "Time the one-sided synchronisation calls per window (mpimon): 1 count each call and the time "
       "spent inside it (osc_monitoring_sync_* performance variables, '# SYNC' lines of the .prof files, "
       "window_sync lines of the job file); 0 (default) do not time them (traffic is still counted)",
-      MCA_BASE_VAR_TYPE_BOOL, nullptr, 0, static_cast<mca_base_var_flag_t>(0), OPAL_INFO_LVL_4,
-      MCA_BASE_VAR_SCOPE_READONLY, &sync_timing);
-  static char default_zero[] = "0";
-  wait_states_text = default_zero;
-  testing_clock_text = nullptr;
-  const auto no_flags = static_cast<mca_base_var_flag_t>(0);
-  mca_base_component_var_register(
-      &mca_osc_monitoring_component.osc_version, "wait_states",
+      "0 off, 1 on", 0, 1};
+  std::string warning;
+  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, sync_timing_parameter, sync_timing,
+                                 warning);
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
+  static const mpimon::IntParameter wait_states_parameter{
+      "wait_states", "osc_monitoring_wait_states",
       "Detect RMA wait states while the job runs (mpimon): 1 late post, early transfer, early wait, late complete, "
       "wait at fence, early fence and lock competition per window, with who made whom wait "
       "(osc_monitoring_wait_time / _wait_count performance variables, mpimon_osc_wait_state events, '# WAIT' lines, "
       "wait_state lines of the job file); implies osc_monitoring_sync_timing 1; 0 (default) off",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &wait_states_text);
+      "0 off, 1 on", 0, 1};
+  warning.clear();
+  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, wait_states_parameter, wait_states,
+                                 warning);
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
+  testing_clock_text = nullptr;
   mca_base_component_var_register(
       &mca_osc_monitoring_component.osc_version, "wait_states_testing_clock_offset",
       "TESTING ONLY (mpimon): shift the clock of some processes as if their host's clock were off, to check that "
       "wait states correct clock offsets: <seconds>:<world ranks, comma-separated> (those ranks also form a clock "
       "domain of their own) or <seconds>:host=<host name>; empty (default): no shift",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-      &testing_clock_text);
-  std::string warning;
-  const int level = mpimon::checked_level("osc_monitoring_wait_states", wait_states_text, 0, 0, "0 or 1", warning);
-  if (warning.empty() && level > 1)
-    warning = std::string("mpimon: invalid value '") + wait_states_text +
-              "' for MCA parameter osc_monitoring_wait_states (valid: 0 or 1); using 0";
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
-  wait_states = warning.empty() && level == 1;
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, static_cast<mca_base_var_flag_t>(0), OPAL_INFO_LVL_9,
+      MCA_BASE_VAR_SCOPE_READONLY, &testing_clock_text);
   if (testing_clock_text != nullptr && *testing_clock_text != '\0') {
     std::string error;
     if (auto shift = mpimon::wait_states::parse_testing_clock_shift(testing_clock_text, error)) {
@@ -276,7 +283,7 @@ int component_init(bool, bool) {
   active = true;
   mpimon::window_sync();  // its clock calibration starts now
   layer_start = std::chrono::steady_clock::now();
-  mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing, start_wait_states(runtime));
+  mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing != 0, start_wait_states(runtime));
   runtime.add_dump_provider(dump_windows);
   // Our code must stay loaded as long as the runtime may call dump_windows.
   mca_base_component_repository_retain_component("osc", "monitoring");

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -21,6 +22,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "component_version.h"
+#include "int_parameter.h"
 #include "mca_values.h"
 #include "pvars.h"
 #include "runtime.h"
@@ -50,12 +52,13 @@ namespace {
 using mpimon::Runtime;
 using mpimon::warn_once_per_job;
 
-// Storage of our MCA variables (strings: we check the text ourselves).
-char* enable_text = nullptr;
-char* enable_output_text = nullptr;
+// Storage of our MCA variables. The integers are Open MPI integers whose text we check
+// ourselves (int_parameter.h).
+int enable_level = 0;
+int enable_output = 0;
+int verbose_level = 0;
 char* filename_text = nullptr;
 char* job_file_text = nullptr;
-char* verbose_text = nullptr;
 
 bool interposed = false;
 bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
@@ -90,28 +93,36 @@ bool running_library_compatible() {
   return false;
 }
 
+const mpimon::IntParameter kEnable{
+    "enable", "pml_monitoring_enable",
+    "Monitoring of point-to-point traffic (mpimon): 0 off (default); 1 all point-to-point traffic in one "
+    "category; 2 or more: internal traffic (negative tags: collectives, protocol) kept apart from the "
+    "application's",
+    "0 off, 1 all point-to-point traffic together, 2 or more internal traffic kept apart", 0};
+const mpimon::IntParameter kEnableOutput{
+    "enable_output", "pml_monitoring_enable_output",
+    "End-of-job dump in Open MPI's .prof text (mpimon): 0 none (default); 1 stdout; 2 stderr; 3 or more: "
+    "file <pml_monitoring_filename>.<world rank>.prof",
+    "0 none, 1 stdout, 2 stderr, 3 or more file", 0, INT_MAX, OPAL_INFO_LVL_9};
+const mpimon::IntParameter kVerbose{
+    "verbose", "pml_monitoring_verbose",
+    "Report the size and writing time of the end-of-job dumps on stderr (mpimon): 0 (default) or 1", "0 or 1", 0,
+    INT_MAX, OPAL_INFO_LVL_9};
+
 int component_register() {
-  static char default_zero[] = "0";
-  enable_text = default_zero;
-  enable_output_text = default_zero;
   filename_text = nullptr;
   static char default_job_file[] = "mpimon-job.txt";
   job_file_text = default_job_file;
-  verbose_text = default_zero;
   auto* version = &mca_pml_monitoring_component.pmlm_version;
   const auto no_flags = static_cast<mca_base_var_flag_t>(0);
-  mca_base_component_var_register(
-      version, "enable",
-      "Monitoring of point-to-point traffic (mpimon): 0 off (default); 1 all point-to-point traffic in one "
-      "category; 2 or more: internal traffic (negative tags: collectives, protocol) kept apart from the "
-      "application's",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &enable_text);
-  mca_base_component_var_register(
-      version, "enable_output",
-      "End-of-job dump in Open MPI's .prof text (mpimon): 0 none (default); 1 stdout; 2 stderr; 3 or more: "
-      "file <pml_monitoring_filename>.<world rank>.prof",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-      &enable_output_text);
+  mpimon::Settings& settings = Runtime::instance().settings;
+  std::string warning;
+  settings.enable_level = mpimon::register_int_parameter(version, kEnable, enable_level, warning);
+  if (!warning.empty()) warn_once_per_job(warning + ": monitoring off, the job runs on");
+  const int output = mpimon::register_int_parameter(version, kEnableOutput, enable_output, warning);
+  if (!warning.empty()) warn_once_per_job(warning + ": no end-of-job dump");
+  settings.verbose = mpimon::register_int_parameter(version, kVerbose, verbose_level, warning) > 0;
+  if (!warning.empty()) warn_once_per_job(warning);
   mca_base_component_var_register(
       version, "filename",
       "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof", MCA_BASE_VAR_TYPE_STRING,
@@ -122,27 +133,9 @@ int component_register() {
       "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
       &job_file_text);
-  mca_base_component_var_register(
-      version, "verbose", "Report the size and writing time of the end-of-job dumps on stderr (mpimon): 0 or 1",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &verbose_text);
-
-  mpimon::Settings& settings = Runtime::instance().settings;
-  std::string warning;
-  settings.enable_level = mpimon::checked_level("pml_monitoring_enable", enable_text, 0, 0,
-                                                "0 off, 1 all point-to-point traffic together, 2 or more "
-                                                "internal traffic kept apart",
-                                                warning);
-  if (!warning.empty()) warn_once_per_job(warning + ": monitoring off, the job runs on");
-  warning.clear();
-  const int output = mpimon::checked_level("pml_monitoring_enable_output", enable_output_text, 0, 0,
-                                           "0 none, 1 stdout, 2 stderr, 3 or more file", warning);
-  if (!warning.empty()) warn_once_per_job(warning + ": no end-of-job dump");
   settings.dump_target = output >= 3 ? mpimon::DumpTarget::file : static_cast<mpimon::DumpTarget>(output);
   settings.dump_prefix = filename_text ? filename_text : "";
   settings.job_file = job_file_text ? job_file_text : "";
-  warning.clear();
-  settings.verbose = mpimon::checked_level("pml_monitoring_verbose", verbose_text, 0, 0, "0 or 1", warning) > 0;
-  if (!warning.empty()) warn_once_per_job(warning);
   if (settings.enable_level > 0 && !running_library_compatible()) settings.enable_level = 0;
 
   // Registered with mca_base_pvar_register (not tied to the component's variable group):
