@@ -263,6 +263,22 @@ TEST(Osc, SyncTimingOffByDefaultKeepsTrafficAndDropsSyncLines4Ranks) {
   EXPECT_FALSE(has_sync_lines(job.folder, 4));
 }
 
+// Invalid text (negative, too large, not a number) used to turn timing on silently.
+TEST(Osc, InvalidSyncTimingValuesWarnOnceAndLeaveTimingOff4Ranks) {
+  for (const char* value : {"-1", "2", "99999999999", "yes"}) {
+    const JobResult job = run_osc(4, {"--mca", "osc_monitoring_sync_timing", value}, {"ops"});
+    expect_every_rank_ok(job, 4, "ops");
+    EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4)) << value;
+    EXPECT_FALSE(has_sync_lines(job.folder, 4)) << value;
+    const std::string warning = std::string("mpimon: invalid value '") + value +
+                                "' for MCA parameter osc_monitoring_sync_timing (valid: 0 off, 1 on); using 0: "
+                                "synchronisation calls not timed\n";
+    const size_t at = job.output.find(warning);
+    EXPECT_NE(at, std::string::npos) << job.output;
+    EXPECT_EQ(job.output.find(warning, at + 1), std::string::npos) << "once per job\n" << job.output;
+  }
+}
+
 TEST(Osc, PluginExportsOnlyItsComponentSymbol) {
   const JobResult nm = run_shell(new_test_folder(), "nm -D --defined-only " + std::string(MPIMON_PLUGIN_DIR) +
                                                         "/mca_osc_monitoring.so | awk '{print $3}'");

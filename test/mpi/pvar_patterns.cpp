@@ -2,7 +2,8 @@
 // computed from the known communication pattern; prints "rank <r>: OK <mode>" or what
 // differed.
 //
-//   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases | failing_flushes [full prefix]
+//   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases |
+//                 failing_flushes [full prefix] | bad_objects | control_variables
 #include <mpi.h>
 
 #include <cstdio>
@@ -217,6 +218,101 @@ void misuse(MPI_T_pvar_session session) {
   check(MPI_T_pvar_get_index("pml_monitoring_flush", MPI_T_PVAR_CLASS_GENERIC, &index) == MPI_SUCCESS, "flush exists");
 }
 
+// Objects that are not live objects of the variable's kind: MPI_T_ERR_INVALID from
+// MPI_T_pvar_handle_alloc, never a crash, whatever they point to; valid handles go on.
+void bad_objects(MPI_T_pvar_session session) {
+  const int peer = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
+  const int klass = pvar_index("coll_monitoring_a2a_count", MPI_T_PVAR_CLASS_COUNTER);
+  const int sync = pvar_index("osc_monitoring_sync_count", MPI_T_PVAR_CLASS_COUNTER);
+  char buffer[64];
+  MPI_Win win, null_win = MPI_WIN_NULL, freed_win;
+  MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &freed_win);
+  MPI_Win saved_win = freed_win;  // a copy of the handle, dangling once freed
+  MPI_Win_free(&freed_win);
+  // Freed last: no communicator created afterwards may take its place (windows make
+  // communicators of their own).
+  MPI_Comm null_comm = MPI_COMM_NULL, world = MPI_COMM_WORLD, freed;
+  MPI_Comm_dup(MPI_COMM_WORLD, &freed);
+  MPI_Comm saved_comm = freed;
+  MPI_Comm_free(&freed);
+  MPI_Datatype type = MPI_INT;
+  long not_a_handle = 12345;
+  void* unmapped = reinterpret_cast<void*>(8);
+  struct Case {
+    const char* what;
+    int index;
+    void* object;
+  } cases[] = {
+      {"&MPI_COMM_NULL", peer, &null_comm},
+      {"MPI_COMM_NULL", peer, MPI_COMM_NULL},
+      {"a freed communicator", peer, &saved_comm},
+      {"a window for a communicator variable", peer, &win},
+      {"a datatype", peer, &type},
+      {"MPI_INT itself", peer, MPI_INT},
+      {"a variable holding no handle", peer, &not_a_handle},
+      {"unmapped memory", peer, unmapped},
+      {"&MPI_COMM_NULL, class variable", klass, &null_comm},
+      {"a freed communicator, class variable", klass, &saved_comm},
+      {"&MPI_WIN_NULL", sync, &null_win},
+      {"MPI_WIN_NULL", sync, MPI_WIN_NULL},
+      {"a freed window", sync, &saved_win},
+      {"a communicator for a window variable", sync, &world},
+      {"unmapped memory, window variable", sync, unmapped},
+  };
+  for (const Case& c : cases) {
+    MPI_T_pvar_handle handle;
+    int count = -1;
+    const int rc = MPI_T_pvar_handle_alloc(session, c.index, c.object, &handle, &count);
+    check(rc == MPI_T_ERR_INVALID, std::string(c.what) + " returned " + std::to_string(rc));
+  }
+  // The window itself is accepted, as communicators are; and everything still works.
+  MPI_T_pvar_handle on_window, on_world;
+  int count = -1;
+  check(MPI_T_pvar_handle_alloc(session, sync, win, &on_window, &count) == MPI_SUCCESS && count == 15,
+        "window passed itself");
+  MPI_T_pvar_handle_free(session, &on_window);
+  check(MPI_T_pvar_handle_alloc(session, peer, &world, &on_world, &count) == MPI_SUCCESS && count == world_size,
+        "a valid handle after the refusals");
+  std::vector<unsigned long long> values(count);
+  MPI_T_pvar_start(session, on_world);
+  ring_messages(MPI_COMM_WORLD, 2, 4);
+  MPI_T_pvar_read(session, on_world, values.data());
+  check(values[(world_rank + 1) % world_size] >= 2, "ring counted");
+  MPI_T_pvar_stop(session, on_world);
+  MPI_T_pvar_handle_free(session, &on_world);
+  MPI_Win_free(&win);
+  std::printf("rank %d: %zu bad objects refused\n", world_rank, std::size(cases));
+}
+
+// Our integer control variables as MPI_T sees them: MPI_INT, no enumeration (as Debian's
+// component registers them), read as integers.
+void control_variables() {
+  for (const char* name : {"pml_monitoring_enable", "pml_monitoring_enable_output", "pml_monitoring_verbose",
+                           "osc_monitoring_sync_timing"}) {
+    int index = -1;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
+      check(false, std::string("no control variable ") + name);
+      continue;
+    }
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    int verbosity, bind, scope;
+    MPI_T_cvar_get_info(index, nullptr, nullptr, &verbosity, &datatype, &enumtype, nullptr, nullptr, &bind, &scope);
+    check(datatype == MPI_INT, std::string(name) + " is not MPI_INT");
+    check(enumtype == MPI_T_ENUM_NULL, std::string(name) + " has an enumeration");
+    MPI_T_cvar_handle handle;
+    int count = 0, value = -7;
+    MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count);
+    check(count == 1, std::string(name) + " count " + std::to_string(count));
+    check(MPI_T_cvar_read(handle, &value) == MPI_SUCCESS, std::string(name) + " read");
+    const int written = 3;
+    check(MPI_T_cvar_write(handle, &written) != MPI_SUCCESS, std::string(name) + " written (read-only scope)");
+    MPI_T_cvar_handle_free(&handle);
+    std::printf("rank %d: cvar %s=%d\n", world_rank, name, value);
+  }
+}
+
 // Three phases: 1, 2 and 3 ring messages, each flushed to phase_<n>.
 void phases(MPI_T_pvar_session session) {
   const int index = pvar_index("pml_monitoring_flush", MPI_T_PVAR_CLASS_GENERIC);
@@ -285,6 +381,8 @@ int main(int argc, char** argv) {
   else if (mode == "misuse") misuse(session);
   else if (mode == "phases") phases(session);
   else if (mode == "failing_flushes") failing_flushes(session, argc > 2 ? argv[2] : nullptr);
+  else if (mode == "bad_objects") bad_objects(session);
+  else if (mode == "control_variables") control_variables();
   else {
     std::fprintf(stderr, "pvar_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
