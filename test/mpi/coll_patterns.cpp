@@ -462,7 +462,9 @@ void dup_free(int cycles) {
   const long after_all = resident_kib();
   std::printf("rank %d: resident memory %ld KiB after %d cycles, %ld KiB after %d\n", rank, after_warmup, cycles / 10,
               after_all, cycles);
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's quarantine holds freed memory on purpose
   check(after_all - after_warmup < 2048, "memory grew by " + std::to_string(after_all - after_warmup) + " KiB");
+#endif
 }
 
 }  // namespace

@@ -41,6 +41,32 @@ std::vector<std::string> concat_arguments(std::vector<std::string> a, const std:
 
 std::string shell_quote(const std::string& s) { return quote(s); }
 
+std::string sanitizer_environment() {
+  const std::string runtime = MPIMON_SANITIZER_PRELOAD;
+  return runtime.empty() ? "" : "LD_PRELOAD=" + runtime + " " MPIMON_SANITIZER_ENV " ";
+}
+
+namespace {
+
+// Sanitizer builds: the runtime first in every rank's LD_PRELOAD (our plugins are
+// instrumented; the application, or a library the test preloads, may not be).
+std::vector<std::string> with_sanitizer_runtime(std::vector<std::string> arguments) {
+  const std::string runtime = MPIMON_SANITIZER_PRELOAD;
+  if (runtime.empty()) return arguments;
+  const std::string key = "LD_PRELOAD=";
+  bool preloaded = false;
+  for (size_t i = 0; i + 1 < arguments.size(); ++i) {
+    if (arguments[i] == "-x" && arguments[i + 1].rfind(key, 0) == 0) {
+      arguments[i + 1] = key + runtime + ":" + arguments[i + 1].substr(key.size());
+      preloaded = true;
+    }
+  }
+  if (!preloaded) arguments.insert(arguments.begin(), {"-x", key + runtime});
+  return arguments;
+}
+
+}  // namespace
+
 JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components) {
   return run_shell(folder, mpirun_command(ranks, arguments, components));
@@ -53,9 +79,10 @@ std::string mpirun_command(int ranks, const std::vector<std::string>& arguments,
       components == Components::ours
           ? "OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
           : "-u OMPI_MCA_mca_base_component_path";
-  std::string command = "env " + component_path;
+  // Sanitizer builds: the runtime's options, inherited by the ranks.
+  std::string command = "env " + component_path + " " MPIMON_SANITIZER_ENV;
   command += " " MPIRUN_EXECUTABLE " -np " + std::to_string(ranks);
-  for (const std::string& a : arguments) command += " " + quote(a);
+  for (const std::string& a : with_sanitizer_runtime(arguments)) command += " " + quote(a);
   return command;
 }
 
@@ -63,8 +90,11 @@ JobResult run_shell(const fs::path& folder, const std::string& command) {
   JobResult result;
   result.folder = folder;
   // What Open MPI needs on these machines: running as root, more ranks than cores.
+  // Sanitizer builds: the runtime's options for whatever the command starts (mpirun
+  // through mpimon run, say: its ranks inherit them).
   const std::string environment =
-      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1; ";
+      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+      MPIMON_SANITIZER_ENV "; ";
   FILE* pipe = ::popen((environment + "cd " + quote(folder.string()) + " && " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::array<char, 4096> buffer;

@@ -30,6 +30,11 @@ JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::
 std::string mpirun_command(int ranks, const std::vector<std::string>& arguments, Components components = Components::ours);
 // `s` quoted for the shell.
 std::string shell_quote(const std::string& s);
+// Sanitizer builds (cmake/Sanitizers.cmake) only, else "": the environment assignments
+// ("LD_PRELOAD=<runtime> ASAN_OPTIONS=... ") that put the sanitizer runtime into an
+// uninstrumented program that loads our instrumented code (ompi_info, say), to put in
+// front of its command. run_job does this for every rank itself.
+std::string sanitizer_environment();
 // Any shell command in `folder` (stdout and stderr together).
 JobResult run_shell(const std::filesystem::path& folder, const std::string& command);
 std::filesystem::path new_test_folder();

@@ -207,7 +207,8 @@ TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) 
 }
 
 TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
-  const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " OMPI_INFO " --param pml monitoring --level 9");
+  const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
+                                                          OMPI_INFO " --param pml monitoring --level 9");
   EXPECT_NE(info.output.find("(mpimon)"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("pml_monitoring_enable_output"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("Component v" MPIMON_VERSION), std::string::npos) << info.output;

@@ -1,4 +1,5 @@
-// Delivery: raise, the per-source bounded ring, drop counting, drains.
+// Delivery: raise, the per-source bounded ring, the per-registration backlogs, drop
+// counting, drains.
 //
 // One thread at a time delivers a source's instances: the holder of the source's
 // delivery token (Source::state & kDelivering). Callbacks run with no lock held.
@@ -17,16 +18,22 @@
 //
 // Slow path (everything else), under the source's spin lock: a raise that cannot have
 // the token (another thread, or this one in a callback, delivers) copies its instance
-// into the ring and leaves it to the holder; a holder delivers directly if nothing is
-// queued and every matching registration can take the instance in this context, else it
-// queues it, then empties the ring in order as far as its context allows. The holder
-// looks at the ring, retired objects and drop reports before releasing the token: every
-// change of state other than the direct path's two CASes is made under the lock, and a
-// holder's release fails (and goes through the lock) when state is not exactly
-// kDelivering.
+// into the ring and leaves it to the holder. The holder decides instances in the
+// source's order (the ring's first): each matching registration receives the instance at
+// once if one of its callbacks accepts the holder's context and nothing older waits for
+// it, else the instance waits in that registration's own backlog (bounded; a full backlog
+// drops for its registration only) until a context one of its callbacks accepts — a
+// later raise in such a context, or a drain. Backlogs are delivered oldest first, merged
+// across registrations by their place in the source's order. While any backlog holds
+// instances, kWork stays set, so that no raise takes the direct path past them. The
+// holder looks at the ring, the backlogs, retired objects and drop reports before
+// releasing the token: every change of state other than the direct path's two CASes is
+// made under the lock, and a holder's release fails (and goes through the lock) when
+// state is not exactly kDelivering.
 //
-// Timestamps: an ORDERED source's timestamps are clamped by the token holder in
-// delivery order, so they never decrease whatever the number of raisers.
+// Timestamps: an ORDERED source's timestamps are clamped by the token holder in the
+// source's order (when an instance is decided, also for the backlogs), so that each
+// registration's never decrease whatever the number of raisers.
 // MPIMON_EVENTS_NOW is stamped once the token is taken (or when the instance is queued).
 #include <algorithm>
 #include <cstring>

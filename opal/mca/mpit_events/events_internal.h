@@ -207,8 +207,9 @@ struct BacklogEntry {
   alignas(8) unsigned char payload[kMaxPayload];
 };
 
-// A registration's backlog: memory only while it holds instances (most registrations
-// never have one).
+// A registration's backlog: memory only for registrations that have waited (most never
+// do); kept once allocated, so that a registration that waits at every event does not
+// allocate at every event.
 class Backlog {
  public:
   bool empty() const { return queue_ == nullptr || queue_->empty(); }
@@ -218,11 +219,8 @@ class Backlog {
     return queue_->emplace_back();
   }
   const BacklogEntry& front() const { return queue_->front(); }
-  void pop() {
-    queue_->pop_front();
-    if (queue_->empty()) queue_.reset();
-  }
-  void clear() { queue_.reset(); }
+  void pop() { queue_->pop_front(); }
+  void clear() { queue_.reset(); }  // and its memory
 
  private:
   std::unique_ptr<std::deque<BacklogEntry>> queue_;

@@ -17,15 +17,18 @@
  *   A component that may be unloaded calls mpimon_events_unwatch() before dlclose.
  *
  * - Raising. mpimon_events_raise() delivers to every live registration of the type whose
- *   bound object equals `object` (unbound types ignore it). `context` is the callback
- *   safety the raising context requires (MPI_T_cb_safety). Per registration:
+ *   bound object equals `object`, and to those bound to every object (unbound types
+ *   ignore it). `context` is the callback safety the raising context requires
+ *   (MPI_T_cb_safety). Per registration:
  *     a callback registered at the lowest level L >= context exists -> invoked now, unless
- *       older instances of the same source are still buffered (then this one queues
- *       behind them, so ORDERED sources stay ordered);
+ *       older instances of the same source still wait for this registration (then this
+ *       one waits behind them, so each registration's events stay in order);
  *     otherwise, if the registration has some callback at a lower level -> the instance
- *       (payload copied) is queued in the source's bounded ring and delivered by a later
- *       mpimon_events_drain() whose context that callback satisfies;
- *     otherwise, or when the ring is full -> dropped and counted for the dropped handler.
+ *       (payload copied) waits in the registration's own bounded backlog and is delivered
+ *       by a later raise or mpimon_events_drain() whose context that callback satisfies;
+ *       other registrations are not held up;
+ *     otherwise, or when the backlog is full -> dropped and counted for that
+ *       registration's dropped handler.
  *   No user callback runs with a library lock held. The payload is read during the call
  *   only (copied when queued).
  *
