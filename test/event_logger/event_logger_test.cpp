@@ -67,16 +67,22 @@ void expect_no_temporary_files(const fs::path& folder) {
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
-// The sent messages and bytes per destination of every rank's log (send_posted) equal the
-// .prof point-to-point matrix (E + I): every message the monitoring counted, on whatever
-// communicator, is an event the logger saw.
-void expect_logged_sends_equal_prof_matrix(const JobResult& job, int ranks) {
-  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> prof;  // (sender, receiver) -> (bytes, messages)
+// (sender, receiver) -> (bytes, messages) of the job's .prof point-to-point matrix (E + I).
+std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> prof_point_to_point(const JobResult& job) {
+  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> prof;
   for (const auto& [key, value] : read_edges(job.folder, "EI")) {
     auto& e = prof[{std::get<1>(key), std::get<2>(key)}];
     e.first += value.first;
     e.second += value.second;
   }
+  return prof;
+}
+
+// The sent messages and bytes per destination of every rank's log (send_posted) equal the
+// .prof point-to-point matrix (E + I): every message the monitoring counted, on whatever
+// communicator, is an event the logger saw.
+void expect_logged_sends_equal_prof_matrix(const JobResult& job, int ranks) {
+  const auto prof = prof_point_to_point(job);
   ASSERT_FALSE(prof.empty()) << job.output;
   for (int r = 0; r < ranks; ++r) {
     std::map<int, std::pair<uint64_t, uint64_t>> sent_expected;
@@ -103,12 +109,7 @@ int time_inversions(const std::string& log) {
 // Per rank, the messages and bytes per destination (send_posted) equal the .prof
 // point-to-point matrix (E + I), and those per source (recv_completed) its transpose.
 void expect_logged_traffic_equals_prof_matrix(const JobResult& job, int ranks) {
-  std::map<std::pair<int, int>, std::pair<uint64_t, uint64_t>> prof;  // (sender, receiver) -> (bytes, messages)
-  for (const auto& [key, value] : read_edges(job.folder, "EI")) {
-    auto& e = prof[{std::get<1>(key), std::get<2>(key)}];
-    e.first += value.first;
-    e.second += value.second;
-  }
+  const auto prof = prof_point_to_point(job);
   ASSERT_FALSE(prof.empty()) << job.output;
   for (int r = 0; r < ranks; ++r) {
     const std::string log = log_of(job, r);

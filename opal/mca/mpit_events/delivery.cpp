@@ -143,17 +143,14 @@ void call_locked(Source& source, Registration& reg, const Delivery& entry, const
 void backlog_locked(Source& source, Registration& reg, const Pending& p, uint64_t sequence) {
   if (reg.backlog.size() >= kRingCapacity) return count_drop(source, reg);
   try {
-    const bool first = reg.backlog.empty();
-    if (first) source.backlogged.push_back(&reg);
-    try {
-      BacklogEntry& entry = reg.backlog.push();
-      entry.sequence = sequence;
-      entry.timestamp = p.timestamp;
-      if (p.type->extent > 0) std::memcpy(entry.payload, p.payload, p.type->extent);
-    } catch (...) {
-      if (first) source.backlogged.pop_back();
-      throw;
+    if (!reg.backlog_listed) {
+      source.backlogged.push_back(&reg);
+      reg.backlog_listed = true;
     }
+    BacklogEntry& entry = reg.backlog.push();
+    entry.sequence = sequence;
+    entry.timestamp = p.timestamp;
+    if (p.type->extent > 0) std::memcpy(entry.payload, p.payload, p.type->extent);
   } catch (const std::bad_alloc&) {
     return count_drop(source, reg);
   }
@@ -173,7 +170,6 @@ bool deliver_backlog_front_locked(Source& source, Registration& reg, const Deliv
   reg.backlog.pop();
   --source.backlog_count;
   tables.queued.fetch_sub(1, std::memory_order_relaxed);
-  if (reg.backlog.empty()) std::erase(source.backlogged, &reg);
   call_locked(source, reg, entry, {reg.type, local.payload, local.timestamp}, context);
   return true;
 }
@@ -200,24 +196,54 @@ bool flush_backlog_locked(Source& source, Registration& reg, MPI_T_cb_safety con
 
 // Every backlog whose callbacks accept `context`, merged in the source's delivery order
 // (one registration's instances never overtake another's older ones). Lock held and token
-// owned. O(backlogged registrations) per instance: few registrations ever wait.
+// owned. Each registration's entry is looked up once per pass, again only after a
+// callback changed the registrations.
 void flush_backlogs_locked(Source& source, MPI_T_cb_safety context) {
-  for (;;) {
-    Registration* oldest = nullptr;
-    const Delivery* oldest_entry = nullptr;
+  struct Candidate {
+    Registration* reg;
+    const Snapshot* snap;  // its type's, when `entry` was found
+    const Delivery* entry;
+  };
+  // Nothing to do (the common case at a raise in a strict context): no allocation.
+  const auto waits_here = [context](const Registration* reg) {
+    return !reg->backlog.empty() && static_cast<int>(context) <= reg->strictest_context;
+  };
+  if (std::none_of(source.backlogged.begin(), source.backlogged.end(), waits_here)) return;
+  std::vector<Candidate> candidates;
+  std::size_t listed = 0;
+  const auto find_candidates = [&] {
+    candidates.clear();
     for (std::size_t i = 0; i < source.backlogged.size();) {
       Registration* reg = source.backlogged[i];
-      const Delivery* entry = backlog_entry_locked(source, *reg, context);
-      if (entry == nullptr) continue;  // discarded: left the list
-      ++i;
-      if (entry->function == nullptr) continue;
-      if (oldest == nullptr || reg->backlog.front().sequence < oldest->backlog.front().sequence) {
-        oldest = reg;
-        oldest_entry = entry;
+      if (!waits_here(reg)) {
+        ++i;
+        continue;
       }
+      const Snapshot* snap = reg->type->snapshot.load(std::memory_order_relaxed);
+      const Delivery* entry = backlog_entry_locked(source, *reg, context);
+      if (entry == nullptr) continue;  // discarded: it left the list
+      ++i;
+      if (entry->function != nullptr) candidates.push_back({reg, snap, entry});
     }
-    if (oldest == nullptr) return;
-    deliver_backlog_front_locked(source, *oldest, *oldest_entry, context);
+    listed = source.backlogged.size();
+  };
+  try {
+    find_candidates();
+    for (;;) {
+      const Candidate* oldest = nullptr;
+      for (const Candidate& c : candidates)
+        if (!c.reg->backlog.empty() &&
+            (oldest == nullptr || c.reg->backlog.front().sequence < oldest->reg->backlog.front().sequence))
+          oldest = &c;
+      if (oldest == nullptr) return;
+      deliver_backlog_front_locked(source, *oldest->reg, *oldest->entry, context);
+      bool changed = source.backlogged.size() != listed;  // a callback's raise started a backlog
+      for (const Candidate& c : candidates)
+        changed = changed || c.reg->type->snapshot.load(std::memory_order_relaxed) != c.snap;
+      if (changed) find_candidates();
+    }
+  } catch (const std::bad_alloc&) {
+    // left for the next safe point
   }
 }
 
@@ -335,12 +361,15 @@ void finish_locked(Source& source, MPI_T_cb_safety context) {
 }  // namespace
 
 void discard_backlog_locked(Source& source, Registration& reg, bool count_dropped) {
+  if (reg.backlog_listed) {
+    std::erase(source.backlogged, &reg);
+    reg.backlog_listed = false;
+  }
   const std::size_t n = reg.backlog.size();
   if (n == 0) return;
   source.backlog_count -= n;
   tables.queued.fetch_sub(static_cast<long>(n), std::memory_order_relaxed);
   reg.backlog.clear();
-  std::erase(source.backlogged, &reg);
   if (count_dropped) {
     reg.dropped = n > static_cast<std::size_t>(kMaxCount - reg.dropped) ? kMaxCount : reg.dropped + static_cast<MPI_Count>(n);
     update_drop_report(source, reg);

@@ -164,9 +164,10 @@ struct Source {
   // Retired while the token was held: the holder disposes of them before releasing it.
   Snapshot* retired_snapshots = nullptr;
   Registration* retired_registrations = nullptr;  // freed handles: free_cb, then delete
-  // Registrations with a non-empty backlog (Registration::backlog), and the instances in
-  // all of them; kWork stays set while there are some, so that every raise of the source
-  // goes through the lock and no registration receives an instance before older ones.
+  // Registrations that have had a backlog (Registration::backlog; they stay listed, empty
+  // or not, until freed or their object is), and the instances in all backlogs; kWork
+  // stays set while there are some, so that every raise of the source goes through the
+  // lock and no registration receives an instance before older ones.
   std::vector<Registration*> backlogged;
   std::size_t backlog_count = 0;
   uint64_t decided = 0;  // instances put in delivery order so far (numbers backlog entries)
@@ -248,6 +249,10 @@ struct Registration {
   // context they accept (a drain, a laxer raise); bounded by kRingCapacity, beyond which
   // they are dropped for this registration only. Guarded by the source lock.
   Backlog backlog;
+  bool backlog_listed = false;  // in its source's `backlogged`
+  // The strictest context one of its callbacks accepts (its highest level with a
+  // callback), -1 if none: its backlog can move only in contexts up to this.
+  int strictest_context = -1;
 
   bool has_callback() const {
     for (const Callback& cb : callbacks)

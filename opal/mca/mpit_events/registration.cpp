@@ -105,6 +105,9 @@ int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_func
     std::lock_guard lock(type.source->lock);
     publish_snapshot(type, next);
     reg->active = now;
+    reg->strictest_context = -1;
+    for (int l = 0; l < kLevels; ++l)
+      if (reg->callbacks[l].function != nullptr) reg->strictest_context = l;
     update_drop_report(*type.source, *reg);
   }
   update_listening(type, was, now);
