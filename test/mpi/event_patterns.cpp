@@ -21,6 +21,10 @@
 //   coll               begin/end of blocking and nonblocking collectives: kinds, roots,
 //                      bytes, nonblocking ends at completion.
 //   osc                operations issued and synchronisation begin/end on a window.
+//   objects            every event type of the catalogue bound to a communicator or a
+//                      window (wait states included) refuses MPI_COMM_NULL, MPI_WIN_NULL,
+//                      freed objects and objects of the other kind with
+//                      MPI_T_ERR_INVALID_HANDLE, and accepts a live one of its kind.
 // Each rank prints "rank <r>: OK <mode>" or "rank <r>: FAILED <mode> [...]".
 #include <mpi.h>
 
@@ -420,6 +424,50 @@ void osc() {
   MPI_Win_free(&win);
 }
 
+void objects() {
+  MPI_Comm dup, freed_comm, null_comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  char buffer[8];
+  MPI_Win win, freed_win, null_win = MPI_WIN_NULL;
+  MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &freed_win);
+  MPI_Win saved_win = freed_win;  // dangling once freed
+  MPI_Win_free(&freed_win);
+  MPI_Comm_dup(MPI_COMM_WORLD, &freed_comm);
+  MPI_Comm saved_comm = freed_comm;
+  MPI_Comm_free(&freed_comm);
+  int num = 0, checked = 0;
+  MPI_T_event_get_num(&num);
+  for (int i = 0; i < num; ++i) {
+    char name[256];
+    int name_len = sizeof name, bind = MPI_T_BIND_NO_OBJECT;
+    if (MPI_T_event_get_info(i, name, &name_len, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                             nullptr, &bind) != MPI_SUCCESS)
+      continue;
+    if (bind != MPI_T_BIND_MPI_COMM && bind != MPI_T_BIND_MPI_WIN) continue;
+    const bool on_comm = bind == MPI_T_BIND_MPI_COMM;
+    void* refused[] = {on_comm ? static_cast<void*>(&null_comm) : static_cast<void*>(&null_win),
+                       on_comm ? static_cast<void*>(MPI_COMM_NULL) : static_cast<void*>(MPI_WIN_NULL),
+                       on_comm ? static_cast<void*>(&saved_comm) : static_cast<void*>(&saved_win),
+                       on_comm ? static_cast<void*>(&win) : static_cast<void*>(&dup)};
+    for (void* object : refused) {
+      MPI_T_event_registration reg = nullptr;
+      const int rc = MPI_T_event_handle_alloc(i, object, MPI_INFO_NULL, &reg);
+      check(rc == MPI_T_ERR_INVALID_HANDLE, std::string(name) + ": a bad object gave " + std::to_string(rc));
+      if (rc == MPI_SUCCESS) MPI_T_event_handle_free(reg, nullptr, nullptr);
+    }
+    MPI_T_event_registration reg = nullptr;
+    const int rc = MPI_T_event_handle_alloc(i, on_comm ? static_cast<void*>(&dup) : static_cast<void*>(&win),
+                                            MPI_INFO_NULL, &reg);
+    check(rc == MPI_SUCCESS, std::string(name) + ": a live object gave " + std::to_string(rc));
+    if (rc == MPI_SUCCESS) MPI_T_event_handle_free(reg, nullptr, nullptr);
+    ++checked;
+  }
+  std::printf("rank %d: %d bound event types checked\n", rank, checked);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&dup);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -447,6 +495,7 @@ int main(int argc, char** argv) {
   else if (mode == "before_init") before_init_dup();
   else if (mode == "coll") coll();
   else if (mode == "osc") osc();
+  else if (mode == "objects") objects();
   else check(false, "unknown mode " + mode);
   for (Handle* h : std::vector<Handle*>(handles)) unsubscribe(h);
   std::printf("rank %d: %s %s%s\n", rank, scenario::failures.empty() ? "OK" : "FAILED", mode.c_str(),

@@ -66,6 +66,20 @@ TEST(Events, HandleBoundToACommunicatorSeesOnlyItsEvents4Ranks) {
   expect_every_rank_ok(job, 4, "bound");
 }
 
+// MPI_COMM_NULL, MPI_WIN_NULL, freed objects, the other kind (a window event bound to a
+// communicator): MPI_T_ERR_INVALID_HANDLE for every bound type of the catalogue.
+TEST(Events, HandlesOnInvalidObjectsAreRefusedForEveryBoundType2Ranks) {
+  const JobResult job = run_job(2, concat_arguments(monitoring_arguments(), {kEvents, "objects"}));
+  expect_every_rank_ok(job, 2, "objects");
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(job.output, found, std::regex(R"(rank 1: (\d+) bound event types checked)"));
+    return found;
+  }();
+  ASSERT_FALSE(m.empty()) << job.output;
+  EXPECT_GE(std::stoi(m[1].str()), 10) << job.output;  // 4 pml, 2 coll, 4 osc, wait states
+}
+
 TEST(Events, RegistrationBeforeMpiInitSeesTheFirstCommDup4Ranks) {
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "before_init"}));
   expect_every_rank_ok(job, 4, "before_init");

@@ -224,6 +224,7 @@ void bad_objects(MPI_T_pvar_session session) {
   const int peer = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
   const int klass = pvar_index("coll_monitoring_a2a_count", MPI_T_PVAR_CLASS_COUNTER);
   const int sync = pvar_index("osc_monitoring_sync_count", MPI_T_PVAR_CLASS_COUNTER);
+  const int waits = pvar_index("osc_monitoring_wait_time", MPI_T_PVAR_CLASS_TIMER);
   char buffer[64];
   MPI_Win win, null_win = MPI_WIN_NULL, freed_win;
   MPI_Win_create(buffer, sizeof buffer, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
@@ -259,6 +260,9 @@ void bad_objects(MPI_T_pvar_session session) {
       {"a freed window", sync, &saved_win},
       {"a communicator for a window variable", sync, &world},
       {"unmapped memory, window variable", sync, unmapped},
+      {"&MPI_WIN_NULL, wait-state variable", waits, &null_win},
+      {"a freed window, wait-state variable", waits, &saved_win},
+      {"a communicator for a wait-state variable", waits, &world},
   };
   for (const Case& c : cases) {
     MPI_T_pvar_handle handle;
@@ -271,6 +275,9 @@ void bad_objects(MPI_T_pvar_session session) {
   int count = -1;
   check(MPI_T_pvar_handle_alloc(session, sync, win, &on_window, &count) == MPI_SUCCESS && count == 15,
         "window passed itself");
+  MPI_T_pvar_handle_free(session, &on_window);
+  check(MPI_T_pvar_handle_alloc(session, waits, &win, &on_window, &count) == MPI_SUCCESS && count == 7,
+        "wait-state variable on a window");
   MPI_T_pvar_handle_free(session, &on_window);
   check(MPI_T_pvar_handle_alloc(session, peer, &world, &on_world, &count) == MPI_SUCCESS && count == world_size,
         "a valid handle after the refusals");
@@ -289,7 +296,7 @@ void bad_objects(MPI_T_pvar_session session) {
 // component registers them), read as integers.
 void control_variables() {
   for (const char* name : {"pml_monitoring_enable", "pml_monitoring_enable_output", "pml_monitoring_verbose",
-                           "osc_monitoring_sync_timing"}) {
+                           "osc_monitoring_sync_timing", "osc_monitoring_wait_states"}) {
     int index = -1;
     if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
       check(false, std::string("no control variable ") + name);

@@ -108,6 +108,10 @@ int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_func
     reg->strictest_context = -1;
     for (int l = 0; l < kLevels; ++l)
       if (reg->callbacks[l].function != nullptr) reg->strictest_context = l;
+    // No callback left: nothing could ever deliver its backlog (counted as dropped), and
+    // flush_backlogs_locked no longer looks at it. (This API call drained the backlogs
+    // first; only a raise on another thread since then can have left some.)
+    if (reg->strictest_context < 0) discard_backlog_locked(*type.source, *reg, true);
     update_drop_report(*type.source, *reg);
   }
   update_listening(type, was, now);
