@@ -102,7 +102,7 @@ TEST(Pvars, InvalidIntegerTextWarnsOnceAndReadsAsTheDefault4Ranks) {
        {"mpimon: invalid value '1k' for MCA parameter pml_monitoring_enable_output (valid: 0 none, 1 stdout, 2 "
         "stderr, 3 or more file); using 0: no end-of-job dump\n",
         "mpimon: invalid value 'abc' for MCA parameter pml_monitoring_verbose (valid: 0 off, 1 or more on); using 0\n",
-        "mpimon: invalid value '-1' for MCA parameter osc_monitoring_wait_states (valid: 0 off, 1 on); using 0: wait "
+        "mpimon: invalid value '-1' for MCA parameter osc_monitoring_wait_states (valid: 0 or 1); using 0: wait "
         "states off, the job runs on\n"}) {
     const size_t at = job.output.find(warning);
     EXPECT_NE(at, std::string::npos) << warning << job.output;

@@ -203,7 +203,7 @@ int component_register() {
       "wait at fence, early fence and lock competition per window, with who made whom wait "
       "(osc_monitoring_wait_time / _wait_count performance variables, mpimon_osc_wait_state events, '# WAIT' lines, "
       "wait_state lines of the job file); implies osc_monitoring_sync_timing 1; 0 (default) off",
-      "0 off, 1 on", 0, 1};
+      "0 or 1", 0, 1};
   warning.clear();
   mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, wait_states_parameter, wait_states,
                                  warning);
