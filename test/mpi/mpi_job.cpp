@@ -73,17 +73,19 @@ JobResult run_job_in(const fs::path& folder, int ranks, const std::vector<std::s
 }
 
 std::string mpirun_command(int ranks, const std::vector<std::string>& arguments, Components components) {
-  // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
-  // monitoring components are found.
-  const std::string component_path =
-      components == Components::ours
-          ? "OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
-          : "-u OMPI_MCA_mca_base_component_path";
   // Sanitizer builds: the runtime's options, inherited by the ranks.
-  std::string command = "env " + component_path + " " MPIMON_SANITIZER_ENV;
+  std::string command = component_environment(components) + " " MPIMON_SANITIZER_ENV;
   command += " " MPIRUN_EXECUTABLE " -np " + std::to_string(ranks);
   for (const std::string& a : with_sanitizer_runtime(arguments)) command += " " + quote(a);
   return command;
+}
+
+std::string component_environment(Components components) {
+  // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
+  // monitoring components are found.
+  return components == Components::ours
+             ? "env OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
+             : "env -u OMPI_MCA_mca_base_component_path";
 }
 
 JobResult run_shell(const fs::path& folder, const std::string& command) {

@@ -37,6 +37,9 @@ std::string shell_quote(const std::string& s);
 std::string sanitizer_environment();
 // Any shell command in `folder` (stdout and stderr together).
 JobResult run_shell(const std::filesystem::path& folder, const std::string& command);
+// The `env ...` prefix run_job puts before mpirun to choose the components: ours (our
+// plugin folder first in the component path) or the distro's (Open MPI's default path).
+std::string component_environment(Components components);
 std::filesystem::path new_test_folder();
 std::vector<std::string> concat_arguments(std::vector<std::string> a, const std::vector<std::string>& b);
 

@@ -7,6 +7,8 @@
 //                           its split rank 0 (split: even/odd world ranks, key = -rank)
 //   mpi_patterns threads N  MPI_THREAD_MULTIPLE, 4 threads each send N messages of 8 bytes
 //                           to rank+1 (tag = thread)
+//   mpi_patterns hosts      each rank prints "rank <r>: host <processor name>", then sends
+//                           64 bytes (tag 7) to rank+1 (emulated hosts: which ran where)
 #include <mpi.h>
 
 #include <cstdio>
@@ -60,6 +62,19 @@ void threads(int messages) {
   for (auto& w : workers) w.join();
 }
 
+void hosts() {
+  int rank, size, length = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  MPI_Get_processor_name(name, &length);
+  std::printf("rank %d: host %s\n", rank, name);
+  std::fflush(stdout);
+  char out[64] = {}, in[64];
+  MPI_Sendrecv(out, 64, MPI_CHAR, (rank + 1) % size, 7, in, 64, MPI_CHAR, (rank + size - 1) % size, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,8 +91,10 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     if (mode == "comms") {
       comms();
+    } else if (mode == "hosts") {
+      hosts();
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N)\n", mode.c_str());
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, hosts)\n", mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

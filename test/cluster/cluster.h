@@ -1,0 +1,128 @@
+// Several emulated hosts on this machine, for tests of what crosses a network.
+//
+// An EmulatedCluster is a set of network namespaces (test/cluster/cluster.sh): a launcher
+// host where mpirun runs, and hosts 1..N, each with its own address (10.200.0.1<n>, on a
+// subnet that exists only inside the cluster), its own hostname (host<n>, what
+// MPI_Get_processor_name returns) and, on request, its own view of some folders. Ranks on
+// different hosts talk over TCP, ranks on one host over shared memory, as on a cluster.
+// mpirun reaches the hosts through an rsh agent that starts each remote daemon from a
+// clean environment, as sshd does: what reaches a host is what mpirun puts on the
+// daemon's command line (--mca and -x values, OMPI_MCA_* variables of mpirun's own
+// environment).
+//
+// Lifetime: the constructor first removes clusters left by killed earlier runs (their
+// creator process is gone), then creates this one under a name unique to this process
+// and object; the destructor kills whatever still runs inside and removes every
+// namespace, also when an assertion failed. SIGINT, SIGTERM and SIGHUP remove live
+// clusters before the process dies; a SIGKILL (ctest's timeout) leaves them to the next
+// run's clean-up and to the `cluster_reap` ctest fixture.
+//
+// Needs root (network, UTS and mount namespaces), iproute2 and util-linux. Start every
+// test with MPIMON_REQUIRE_CLUSTER(): it skips with the reason where clusters cannot be
+// emulated.
+//
+//   TEST(MyFeature, AcrossTwoHosts4Ranks) {
+//     MPIMON_REQUIRE_CLUSTER();
+//     EmulatedCluster cluster(2, /*slots per host=*/2);              // host1, host2
+//     JobResult job = cluster.run_job(4, concat_arguments(monitoring_arguments(), {MPIMON_EXAMPLE, "ring"}));
+//     ASSERT_EQ(job.exit_code, 0) << job.output;                     // ranks 0,1 on host1; 2,3 on host2
+//     // job.folder: the job's working directory (dumps, job file), shared by all hosts
+//   }
+//
+//   // A host that lacks a folder, or sees another folder's content in its place:
+//   EmulatedCluster mixed({EmulatedHost(2), EmulatedHost(2).hide(MPIMON_PLUGIN_DIR)});
+//   EmulatedCluster other({EmulatedHost(2), EmulatedHost(2).replace(MPIMON_PLUGIN_DIR, other_build)});
+//
+// Costs: creating a cluster takes about a second; a job over 2 hosts about 1.5 s. Hosts
+// share this machine's cores: with more ranks than cores, run_job adds
+// `--mca mpi_yield_when_idle 1` (without it Open MPI busy-polls and jobs crawl). Timing
+// comparisons between emulated hosts measure TCP over veth against shared memory, nothing
+// more: never assert timings.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mpi_job.h"
+
+namespace mpimon::test {
+
+struct EmulatedHost {
+  explicit EmulatedHost(int slots = 2) : slots(slots) {}
+  // This host sees `folder` empty (a host lacking our plugin folder).
+  EmulatedHost& hide(const std::string& folder) {
+    hidden_folders.push_back(folder);
+    return *this;
+  }
+  // This host sees the content of `replacement` at `folder`'s path (a host with another
+  // version of our plugins installed at the same path).
+  EmulatedHost& replace(const std::string& folder, const std::string& replacement) {
+    replaced_folders.emplace_back(folder, replacement);
+    return *this;
+  }
+
+  int slots;  // the hostfile's slots=
+  std::vector<std::string> hidden_folders;
+  std::vector<std::pair<std::string, std::string>> replaced_folders;  // {folder, replacement}
+};
+
+// Options of one job; the defaults fit most tests.
+struct ClusterJobOptions {
+  Components components = Components::ours;  // ours: our plugin folder first in the component path
+  int timeout_seconds = 120;                 // then mpirun is stopped: exit_code 124 (a hang)
+  std::string hostfile = "hostfile";         // written into the job folder (relative: to it)
+};
+
+class EmulatedCluster {
+ public:
+  // Why hosts cannot be emulated on this machine (not root, no `ip`...), or "" if they can.
+  static std::string unavailable_reason();
+
+  // Hosts 1..hosts.size(), described in order.
+  explicit EmulatedCluster(const std::vector<EmulatedHost>& hosts);
+  // `hosts` identical hosts with `slots_per_host` slots each.
+  EmulatedCluster(int hosts, int slots_per_host);
+  ~EmulatedCluster();
+  EmulatedCluster(const EmulatedCluster&) = delete;
+  EmulatedCluster& operator=(const EmulatedCluster&) = delete;
+
+  int host_count() const { return static_cast<int>(hosts_.size()); }
+  // Host n (1-based), as the hostfile and rankfiles name it, and as Open MPI's node names
+  // and the PMIx node list show it: its address, e.g. "10.200.0.11".
+  std::string address(int host) const;
+  // Its hostname, e.g. "host1": what MPI_Get_processor_name returns there.
+  std::string hostname(int host) const;
+  // "10.200.0.11 slots=2\n10.200.0.12 slots=2\n..." (mpirun's hostfile syntax).
+  std::string hostfile_text() const;
+  // The mpirun arguments that launch over these hosts (agent, interfaces, BTLs); run_job
+  // adds them, with --hostfile.
+  std::vector<std::string> launch_arguments() const;
+
+  // mpirun -np <ranks> over the hosts, in a new folder: writes the hostfile there, runs
+  // `mpirun --hostfile <hostfile> -np <ranks> <launch arguments> [--mca
+  // mpi_yield_when_idle 1] <arguments...>` on the launcher host. Ranks are placed by slot
+  // (ranks 0..slots-1 on host1, ...) unless the arguments say otherwise (e.g. --rankfile).
+  JobResult run_job(int ranks, const std::vector<std::string>& arguments, const ClusterJobOptions& options = {}) const;
+  // The same in an existing folder (e.g. to rerun with a rankfile written there).
+  JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments,
+                       const ClusterJobOptions& options = {}) const;
+  // Any shell command on the launcher host, in `folder` (stdout and stderr together).
+  JobResult run_on_launcher(const std::filesystem::path& folder, const std::string& command,
+                            int timeout_seconds = 120) const;
+
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::vector<EmulatedHost> hosts_;
+};
+
+}  // namespace mpimon::test
+
+// Skips the current test, with the reason, where hosts cannot be emulated.
+#define MPIMON_REQUIRE_CLUSTER()                                                                     \
+  do {                                                                                               \
+    if (const std::string why = ::mpimon::test::EmulatedCluster::unavailable_reason(); !why.empty()) \
+      GTEST_SKIP() << "emulated hosts unavailable: " << why;                                         \
+  } while (0)
