@@ -7,6 +7,10 @@
 //                           its split rank 0 (split: even/odd world ranks, key = -rank)
 //   mpi_patterns threads N  MPI_THREAD_MULTIPLE, 4 threads each send N messages of 8 bytes
 //                           to rank+1 (tag = thread)
+//   mpi_patterns names      the communicators of Open MPI's monitoring_test: an even/odd split
+//                           of MPI_COMM_WORLD (key = rank) with an MPI_Alltoall of 4 ints
+//                           per peer on it, then a dup of MPI_COMM_WORLD with an
+//                           MPI_Allreduce of one int (both show in the dumps' D lines)
 //   mpi_patterns hosts      each rank prints "rank <r>: host <processor name>", then sends
 //                           64 bytes (tag 7) to rank+1 (emulated hosts: which ran where)
 #include <mpi.h>
@@ -62,6 +66,22 @@ void threads(int messages) {
   for (auto& w : workers) w.join();
 }
 
+void names() {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm split, dup;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &split);
+  int split_size;
+  MPI_Comm_size(split, &split_size);
+  std::vector<int> out(4 * split_size), in(4 * split_size);
+  MPI_Alltoall(out.data(), 4, MPI_INT, in.data(), 4, MPI_INT, split);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  int one = 1, sum = 0;
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&split);
+}
+
 void hosts() {
   int rank, size, length = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -91,10 +111,12 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     if (mode == "comms") {
       comms();
+    } else if (mode == "names") {
+      names();
     } else if (mode == "hosts") {
       hosts();
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, hosts)\n", mode.c_str());
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts)\n", mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "deployment_probe.h"
 #include "job_format.h"
 #include "mpit_events_producer.h"
 #include "mca_values.h"
@@ -87,6 +88,12 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
   world_rank_ = world_rank;
   engine.set_threaded(threaded);
   start_time_ = static_cast<long long>(std::time(nullptr));
+  // Before the hooks: without the tag, the other ranks would take this one for a rank
+  // without our components, and the job would run unmonitored.
+  if (std::string problem =
+          publish_components_tag(components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
+      !problem.empty())
+    warn("rank " + std::to_string(world_rank) + ": " + problem);
   if (ompi_hook_base_register_callbacks(&hooks) != OMPI_SUCCESS) {
     error = "cannot register the MPI_Init/MPI_Finalize hooks: no end-of-job dump";
     return false;
@@ -96,21 +103,20 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
 }
 
 void Runtime::init_bottom() {
-  if (private_comm_ != nullptr || settings.job_file.empty()) return;
-  set_recording(false);  // the dup's own agreement traffic is ours, not the application's
-  ompi_communicator_t* comm = nullptr;
-  if (ompi_comm_dup(&ompi_mpi_comm_world.comm, &comm) == OMPI_SUCCESS) {
-    std::snprintf(comm->c_name, sizeof comm->c_name, "mpimon private");
-    private_comm_ = comm;
-  } else if (world_rank_ == 0) {
-    warn("cannot duplicate MPI_COMM_WORLD for the job file: no job file");
-  }
-  set_recording(true);
+  const int world_size = ompi_comm_size(&ompi_mpi_comm_world.comm);
+  const DeploymentVerdict verdict =
+      judge_deployment(probe_hosts(world_size),
+                       components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
+  all_ranks_monitored_ = verdict.all_monitored;
+  if (all_ranks_monitored_) return;
+  set_recording(false);  // for good: this job runs unmonitored
+  if (world_rank_ == verdict.reporting_rank) warn(verdict.line);
 }
 
 void Runtime::finalize_dump() {
   if (dumped_) return;
   dumped_ = true;
+  if (!all_ranks_monitored_) return;  // a mixed deployment: nothing recorded, no collective call
   set_recording(false);  // nothing below may count itself
   const Snapshot records = engine.snapshot();
   const LayerDump layers = layer_dumps();
@@ -139,9 +145,12 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
   content.prof_to_file = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
   content.job_file = !settings.job_file.empty();
   if (!content.prof_to_file && !content.job_file) return;
-  auto* comm = static_cast<ompi_communicator_t*>(private_comm_);
-  private_comm_ = nullptr;
-  if (comm == nullptr && ompi_comm_dup(&ompi_mpi_comm_world.comm, &comm) != OMPI_SUCCESS) {
+  // Collective: only when every rank runs our components (a mixed deployment would hang
+  // here). Duplicated now, at the start of MPI_Finalize with recording paused, not in
+  // MPI_Init: the application's communicators keep the numbers Open MPI gives them.
+  if (!all_ranks_monitored_) return;
+  ompi_communicator_t* comm = nullptr;
+  if (ompi_comm_dup(&ompi_mpi_comm_world.comm, &comm) != OMPI_SUCCESS) {
     warn_once_per_job("cannot duplicate MPI_COMM_WORLD for the end-of-job files: no job file, no .prof files");
     return;
   }

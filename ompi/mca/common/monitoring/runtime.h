@@ -64,15 +64,25 @@ class Runtime {
   using PrivateFilterSwitch = void (*)();
   void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
 
-  // Called once by the PML adapter after it interposed: remembers our world rank and
-  // hooks the start of MPI_Finalize. Returns false (and says why in `error`) when the
-  // hook cannot be installed.
+  // Called once by the PML adapter after it interposed, during MPI_Init before the PMIx
+  // modex fence: remembers our world rank, publishes this rank's components tag for the
+  // start-up check (deployment_check.h) and hooks the end of MPI_Init and the start of
+  // MPI_Finalize. Returns false (and says why in `error`) when the hooks cannot be
+  // installed.
   bool start(int world_rank, bool threaded, std::string& error);
   bool started() const { return started_; }
   int world_rank() const { return world_rank_; }
 
-  // Runs at the end of MPI_Init: duplicates MPI_COMM_WORLD into the private
-  // communicator our end-of-job dump uses (it can never match user messages).
+  // Whether every rank of the job runs these components (same version), known from the
+  // end of MPI_Init on (false before). Every collective call our own code makes (the
+  // job file's, and any later one) must check it first: when some ranks lack our
+  // components they would never take part, and the call would hang. When it is false
+  // our layers record nothing and no dump is written.
+  bool all_ranks_monitored() const { return all_ranks_monitored_; }
+
+  // Runs at the end of MPI_Init: the start-up check (every rank of ours, no collective
+  // call; O(hosts) local lookups). On a mixed deployment it stops recording for good and
+  // one rank prints the one line naming the hosts.
   void init_bottom();
   // The end-of-job dump (runs at the start of MPI_Finalize, collectively): one snapshot
   // feeds the per-rank .prof output and the job file.
@@ -84,13 +94,15 @@ class Runtime {
   std::vector<DumpProvider> dump_providers_;
   bool started_ = false;
   bool dumped_ = false;
+  bool all_ranks_monitored_ = false;
   int world_rank_ = -1;
   long long start_time_ = 0;
-  void* private_comm_ = nullptr;  // ompi_communicator_t*
   std::atomic<uint64_t> private_communicators_[kPrivateCommunicatorLimit / 64] = {};
   PrivateFilterSwitch private_filter_switch_ = nullptr;
   bool private_filter_on_ = false;
 
+  // The end-of-job files (.prof and job file), written collectively over a duplicate of
+  // MPI_COMM_WORLD made there (never in MPI_Init), only when all_ranks_monitored().
   void write_dump_files(const Snapshot& records, const LayerDump& layers);
 };
 

@@ -1,0 +1,130 @@
+// A mixed deployment never hangs: when some hosts lack our components (Open MPI's own
+// load there) or run another version, every rank of ours finds out at the end of
+// MPI_Init without any collective call, one rank prints one line naming those hosts,
+// and the job runs to completion unmonitored (no dumps of ours, no job file).
+#include <gtest/gtest.h>
+
+#include "cluster.h"
+
+using namespace mpimon::test;
+
+namespace {
+
+const std::string kPatterns = MPIMON_PATTERNS;
+const std::string kPluginDir = MPIMON_PLUGIN_DIR;
+const std::string kOtherVersion = MPIMON_OTHER_VERSION_DIR;
+const std::string kLine = "mpimon: monitoring off for this job (mpimon " MPIMON_VERSION "): ";
+
+// A hang shows as exit code 124 well before ctest's own timeout.
+const ClusterJobOptions kNoHang{Components::ours, 60, "hostfile"};
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// --tag-output prefixes every line with [<job>,<rank>]<stream>: who printed it.
+std::vector<std::string> job_arguments() {
+  return concat_arguments(monitoring_arguments(), {"--tag-output", kPatterns, "hosts"});
+}
+
+}  // namespace
+
+TEST(MixedDeployment, AHostWithoutOurPluginFolderRunsUnmonitoredRankZeroSaysSoOnce2Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
+  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(job.output.find(",0]<stderr>:" + kLine + "its components are not running on 1 host: " + cluster.address(2) +
+                            "; the job runs on unmonitored"),
+            std::string::npos)
+      << job.output;
+  for (int r = 0; r < 4; ++r)  // every rank ran to the end of its program
+    EXPECT_NE(job.output.find("," + std::to_string(r) + "]<stdout>:rank " + std::to_string(r) + ": host " +
+                              cluster.hostname(r < 2 ? 1 : 2)),
+              std::string::npos)
+        << job.output;
+  // Ours wrote nothing; Open MPI's own component ran on host2 (it writes its own dumps).
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.0.prof"));
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.1.prof"));
+  EXPECT_TRUE(std::filesystem::exists(job.folder / "prof.2.prof")) << job.output;
+}
+
+TEST(MixedDeployment, WhenRankZerosHostLacksThemTheLowestMonitoredRankSaysSo2Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster({EmulatedHost(2).hide(kPluginDir), EmulatedHost(2)});
+  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(
+      job.output.find(",2]<stderr>:" + kLine + "its components are not running on 1 host: " + cluster.address(1) + ";"),
+      std::string::npos)
+      << job.output;
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.3.prof"));
+}
+
+TEST(MixedDeployment, AnotherVersionOnOneHostIsNamedOnceByOneRank2Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).replace(kPluginDir, kOtherVersion)});
+  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  // Both versions agree on who reports: one line, from rank 0.
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(job.output.find(",0]<stderr>:" + kLine + "another version runs on 1 host: " + cluster.address(2) +
+                            " (mpimon 0.0.1);"),
+            std::string::npos)
+      << job.output;
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  for (int r = 0; r < 4; ++r)
+    EXPECT_FALSE(std::filesystem::exists(job.folder / ("prof." + std::to_string(r) + ".prof"))) << r;
+}
+
+TEST(MixedDeployment, OneLineNamesEveryHostOfEachKind4Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster({EmulatedHost(1), EmulatedHost(1).hide(kPluginDir),
+                           EmulatedHost(1).replace(kPluginDir, kOtherVersion), EmulatedHost(1).hide(kPluginDir)});
+  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(
+      job.output.find(",0]<stderr>:" + kLine + "its components are not running on 2 hosts: " + cluster.address(2) +
+                      ", " + cluster.address(4) + "; another version runs on 1 host: " + cluster.address(3) +
+                      " (mpimon 0.0.1); the job runs on unmonitored"),
+      std::string::npos)
+      << job.output;
+}
+
+TEST(MixedDeployment, WithoutTheModexFenceDataIsFetchedAndTheVerdictIsTheSame2Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
+  const JobResult job =
+      cluster.run_job(4,
+                      concat_arguments({"--mca", "pmix_base_async_modex", "1", "--mca", "pmix_base_collect_data", "0"},
+                                       job_arguments()),
+                      kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(job.output.find("not running on 1 host: " + cluster.address(2) + ";"), std::string::npos) << job.output;
+}
+
+TEST(MixedDeployment, MonitoredEverywhereWritesEverythingAndSaysNothing2Hosts4Ranks) {
+  MPIMON_REQUIRE_CLUSTER();
+  EmulatedCluster cluster(2, 2);
+  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(job.output.find("monitoring off"), std::string::npos) << job.output;
+  EXPECT_TRUE(std::filesystem::exists(job.folder / "mpimon-job.txt")) << job.output;
+  for (int r = 0; r < 4; ++r) {
+    const auto file = job.folder / ("prof." + std::to_string(r) + ".prof");
+    ASSERT_TRUE(std::filesystem::exists(file)) << r;
+    // The ring of 64-byte messages (tag 7) to rank+1.
+    EXPECT_NE(read_text(file).find("E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) +
+                                   "\t64 bytes\t1 msgs sent"),
+              std::string::npos)
+        << read_text(file);
+  }
+}
