@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The monitoring paper's placement experiment, end to end, over emulated hosts: monitor a
+# job once, place it with `mpimon place --hostfile`, rerun it by slot, round-robin by
+# host, with our rankfile, and reordered inside the run by mpimon_reorder(), and compare.
+#
+#   bench/cluster_placement.sh [BUILD_DIR]      (default: the build/ next to bench/; ~15 minutes)
+#
+# Kernels (mpimon_bench_placement, placement_bench.cpp), 16 ranks on 2 hosts x 8 slots:
+#   reduce    MPI_Reduce (MPI_MAX) of 10^6 and 4x10^6 ints to rank 0, forced to Open MPI's
+#             binary tree (the paper: 10^6 to 2x10^8 ints on 32 and 64 ranks)
+#   stencil   a MiniGhost-like stencil, 2-D (256^2 points per rank) and 3-D (40^3), 8
+#             variables per point, faces exchanged with the neighbours every iteration
+# For each kernel:
+#   1. one monitored run by slot (job file), then `mpimon place <job file> --hostfile hf
+#      --rankfile rf` (its table: hop-bytes and bytes crossing hosts per placement);
+#   2. reruns, interleaved (by-slot, round-robin, rankfile, reorder; by-slot, ...),
+#      MPIMON_PLACEMENT_REPEATS times (default 5), each monitored (pml_monitoring_enable
+#      2, job file): the time per iteration it prints (barrier to barrier, after an
+#      untimed first iteration) and the bytes crossing hosts measured from its own job
+#      file (point-to-point records, collectives decomposed: E + I, between ranks the run
+#      placed on different hosts; the whole run: first iteration and, for reorder, the
+#      reordering itself included);
+#   3. a table: median time, ratio to by-slot, crossing bytes, runs.
+# Layouts: by-slot `--map-by slot`; round-robin `--map-by node`; rankfile `--rankfile rf`
+# (from step 1); reorder: by slot, the program calls mpimon_reorder() after its first
+# iteration and runs the timed iterations on the communicator it returns.
+#
+# What emulated hosts on one machine can show: the hosts are network namespaces sharing
+# this machine's cores, memory and kernel. Between hosts, Open MPI uses TCP over veth
+# pairs (kernel copies, several per message); within a host, shared memory (vader, one
+# or two user-space copies). A placement that keeps heavy partners on one host replaces
+# TCP by shared memory: that is the effect these runs can show, and it shows mostly as
+# CPU saved, because the "network" is this machine's CPU too. They cannot show real
+# network latency or bandwidth, switch contention, or the NUMA effects of a real node;
+# with 16 ranks on 2 cores every rank also waits for a core (mpi_yield_when_idle 1), so
+# times are noisy: medians of interleaved runs, ratios only, never absolute figures.
+#
+# Environment:
+#   MPIMON_PLACEMENT_REPEATS=N   reruns per layout (default 5)
+#   MPIMON_PLACEMENT_QUICK=1     small sizes and 2 repeats (a smoke run of the pipeline)
+#   MPIMON_BENCH_KEEP=1          keep the work folder (job files, logs, rankfiles)
+# Needs root (network namespaces: test/cluster/cluster.sh); exits non-zero only when it
+# cannot measure.
+set -euo pipefail
+
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+cluster=$here/../test/cluster/cluster.sh
+program=$builddir/bin/mpimon_bench_placement
+mpimon=$builddir/bin/mpimon
+hosts=2
+slots=8
+ranks=$((hosts * slots))
+repeats=${MPIMON_PLACEMENT_REPEATS:-5}
+run_timeout=600
+tree=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_reduce_algorithm 4)
+if [[ ${MPIMON_PLACEMENT_QUICK:-0} == 1 ]]; then
+  repeats=2
+  kernels=("reduce 100000 3" "stencil2d 64 5")
+else
+  kernels=("reduce 1000000 5" "reduce 4000000 3" "stencil2d 256 20" "stencil3d 40 20")
+fi
+layouts=(by-slot round-robin rankfile reorder)
+
+[[ -x $program ]] || die "$program is missing: build it with 'cmake --build $builddir --target mpimon_bench_placement'"
+[[ -x $mpimon ]] || die "$mpimon is missing: build it with 'cmake --build $builddir --target mpimon'"
+[[ -f $plugindir/mca_pml_monitoring.so ]] || die "our plugins are missing in $plugindir: build mpimon first"
+if ! why=$("$cluster" check); then die "cannot emulate hosts here: $why"; fi
+clean_mpi_environment
+make_work_dir cluster-placement
+
+# The emulated cluster, removed at exit whatever happens.
+name="mpimon-cl-$("$cluster" owner $$)-bench"
+cleanup() {
+  "$cluster" down "$name" || true
+  [[ ${MPIMON_BENCH_KEEP:-0} == 1 ]] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+"$cluster" up "$name" "$hosts"
+hostfile=$work/hostfile
+for ((h = 1; h <= hosts; h++)); do echo "10.200.0.$((10 + h)) slots=$slots"; done >"$hostfile"
+mapfile -t launch < <(eval "printf '%s\n' $("$cluster" mpirun-args "$name")")
+
+# run <folder> <log> <job file> <mpirun arguments...> -- <program arguments...>
+run() {
+  local folder=$1 log=$2 job=$3
+  shift 3
+  local mpirun_args=() program_args=()
+  while [[ $1 != -- ]]; do mpirun_args+=("$1"); shift; done
+  shift
+  program_args=("$@")
+  (cd "$folder" && OMPI_MCA_mca_base_component_path="$plugindir:SYS_DEFAULT:USER_DEFAULT" \
+    timeout -k 10 "$run_timeout" "$cluster" run "$name" mpirun.openmpi --hostfile "$hostfile" -np "$ranks" \
+    "${launch[@]}" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_job_file "$job" \
+    "${mpirun_args[@]}" "$program" "${program_args[@]}") >"$log" 2>&1
+}
+
+# Bytes between ranks on different hosts in a job file's point-to-point records (E + I),
+# the hosts read from the program's "host <rank> <name>" lines.
+crossing_bytes() {
+  awk 'FNR == NR { if ($1 == "host") host[$2] = $3; next }
+       $0 == "records" { records = 1; next }
+       records && ($3 == "external" || $3 == "internal") && host[$1] != host[$2] { sum += $5 }
+       END { printf "%.0f\n", sum }' "$1" "$2"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+report=$work/report.md
+{
+  echo "Placement over $hosts emulated hosts x $slots slots, $ranks ranks (TCP between hosts, shared memory within), $(nproc) cores shared by all; $repeats interleaved runs per layout, medians."
+  echo
+} >"$report"
+
+for kernel in "${kernels[@]}"; do
+  read -r kind amount iterations <<<"$kernel"
+  dir=$work/${kind}_$amount
+  mkdir -p "$dir"
+  extra=()
+  [[ $kind == reduce ]] && extra=("${tree[@]}")
+  note "$kernel: monitored run by slot, then mpimon place"
+  run "$dir" "$dir/monitored.log" monitored.txt --map-by slot "${extra[@]}" -- "$kind" "$amount" 1 ||
+    die "$kernel: the monitored run failed: $(tail -5 "$dir/monitored.log")"
+  have_rankfile=0
+  if "$mpimon" place "$dir/monitored.txt" --hostfile "$hostfile" --rankfile "$dir/rf" >"$dir/place.txt" 2>&1; then
+    have_rankfile=1
+  else
+    note "$kernel: mpimon place --hostfile failed, no rankfile layout: $(tail -3 "$dir/place.txt")"
+  fi
+
+  declare -A times=() crossing=() failures=()
+  for ((rep = 1; rep <= repeats; rep++)); do
+    for layout in "${layouts[@]}"; do
+      args=(--map-by slot)
+      reorder=()
+      case $layout in
+        round-robin) args=(--map-by node) ;;
+        rankfile) [[ $have_rankfile == 1 ]] || continue; args=(--rankfile "$dir/rf") ;;
+        reorder) reorder=(reorder) ;;
+      esac
+      note "$kernel: run $rep of $repeats, $layout"
+      log=$dir/$layout.$rep.log
+      if run "$dir" "$log" "$layout.$rep.txt" "${args[@]}" "${extra[@]}" -- "$kind" "$amount" "$iterations" "${reorder[@]}" &&
+        seconds=$(awk '$1 == "seconds_per_iteration" {print $2}' "$log") && [[ -n $seconds ]]; then
+        times[$layout]+="$seconds "
+        crossing[$layout]+="$(crossing_bytes "$log" "$dir/$layout.$rep.txt") "
+      else
+        failures[$layout]=$((${failures[$layout]:-0} + 1))
+        note "$kernel: $layout run $rep failed: $(tail -3 "$log" | tr '\n' ' ')"
+      fi
+    done
+  done
+
+  {
+    case $kind in
+      reduce) echo "### MPI_Reduce, binary tree, $amount ints ($((amount * 4 / 1000000)) MB), $iterations timed iterations" ;;
+      *) echo "### ${kind#stencil} stencil, $amount points per side per rank, 8 variables, $iterations timed iterations" ;;
+    esac
+    echo
+    echo "\`mpimon place --hostfile\` on the monitored run:"
+    echo
+    if [[ $have_rankfile == 1 ]]; then grep '^|' "$dir/place.txt" | head -6; else echo "(failed: $(tail -1 "$dir/place.txt"))"; fi
+    echo
+    echo "| layout | median time per iteration | vs by-slot | bytes crossing hosts (run's own job file) | runs |"
+    echo "|---|---:|---:|---:|---:|"
+    base=$(printf '%s\n' ${times[by-slot]:-} | median)
+    for layout in "${layouts[@]}"; do
+      if [[ -z ${times[$layout]:-} ]]; then
+        echo "| $layout | - | - | - | 0 (${failures[$layout]:-0} failed) |"
+        continue
+      fi
+      t=$(printf '%s\n' ${times[$layout]} | median)
+      c=$(printf '%s\n' ${crossing[$layout]} | median)
+      ratio=$(awk -v t="$t" -v b="$base" 'BEGIN { if (b == "-" || b == 0) print "-"; else printf "%.2fx\n", t / b }')
+      n=$(printf '%s\n' ${times[$layout]} | wc -l)
+      echo "| $layout | $(awk -v t="$t" 'BEGIN { printf "%.1f ms\n", t * 1000 }') | $ratio | $c | $n${failures[$layout]:+ (${failures[$layout]} failed)} |"
+    done
+    echo
+  } >>"$report"
+  unset times crossing failures
+done
+
+cat "$report"
