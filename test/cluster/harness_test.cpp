@@ -97,3 +97,30 @@ TEST(ClusterHarness, AJobThatHangsIsStoppedAtItsTimeout2Hosts) {
   const JobResult job = cluster.run_job(2, {"sleep", "600"}, {.timeout_seconds = 5});
   EXPECT_EQ(job.exit_code, 124) << job.output;
 }
+
+// Run only by the next test, in a child process: holds a cluster until killed.
+TEST(ClusterHarness, DISABLED_HoldsAClusterUntilKilled) {
+  EmulatedCluster cluster(1, 1);
+  std::printf("holding %s\n", cluster.name().c_str());
+  std::fflush(stdout);
+  ::sleep(120);
+}
+
+TEST(ClusterHarness, AnInterruptedRunRemovesItsClusters) {
+  MPIMON_REQUIRE_CLUSTER();
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto folder = new_test_folder();
+  // The child prints the cluster's name; SIGTERM once it is up.
+  const std::string log = shell_quote((folder / "child.log").string());
+  const JobResult child = run_shell(
+      folder,
+      "{ " + shell_quote(self) +
+          " --gtest_filter=ClusterHarness.DISABLED_HoldsAClusterUntilKilled --gtest_also_run_disabled_tests > " + log +
+          " 2>&1 & pid=$!; for i in $(seq 100); do grep -q '^holding' " + log +
+          " && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo \"status $?\"; cat " + log + "; }");
+  const size_t at = child.output.find("holding ");
+  ASSERT_NE(at, std::string::npos) << child.output;
+  const std::string name = child.output.substr(at + 8, child.output.find('\n', at) - at - 8);
+  EXPECT_NE(child.output.find("status 143"), std::string::npos) << child.output;  // died of SIGTERM
+  EXPECT_EQ(namespaces_named(name), "") << child.output;
+}
