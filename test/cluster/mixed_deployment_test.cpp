@@ -29,25 +29,32 @@ std::vector<std::string> job_arguments() {
   return concat_arguments(monitoring_arguments(), {"--tag-output", kPatterns, "hosts"});
 }
 
+// Runs the job over `cluster` (mpi_patterns hosts, monitored), expects it to end well,
+// with exactly one line "monitoring off...", printed by `rank` and holding `what`.
+JobResult run_expecting_one_line(const EmulatedCluster& cluster, int ranks, int rank, const std::string& what,
+                                 const std::vector<std::string>& extra_arguments = {}) {
+  const JobResult job = cluster.run_job(ranks, concat_arguments(extra_arguments, job_arguments()), kNoHang);
+  EXPECT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
+  EXPECT_NE(job.output.find("," + std::to_string(rank) + "]<stderr>:" + kLine + what), std::string::npos) << job.output;
+  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  return job;
+}
+
 }  // namespace
 
 TEST(MixedDeployment, AHostWithoutOurPluginFolderRunsUnmonitoredRankZeroSaysSoOnce2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
-  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
-  EXPECT_NE(job.output.find(",0]<stderr>:" + kLine + "its components are not running on 1 host: " + cluster.address(2) +
-                            "; the job runs on unmonitored"),
-            std::string::npos)
-      << job.output;
+  const JobResult job = run_expecting_one_line(
+      cluster, 4, 0,
+      "its components are not running on 1 host: " + cluster.address(2) + "; the job runs on unmonitored");
   for (int r = 0; r < 4; ++r)  // every rank ran to the end of its program
     EXPECT_NE(job.output.find("," + std::to_string(r) + "]<stdout>:rank " + std::to_string(r) + ": host " +
                               cluster.hostname(r < 2 ? 1 : 2)),
               std::string::npos)
         << job.output;
   // Ours wrote nothing; Open MPI's own component ran on host2 (it writes its own dumps).
-  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
   EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.0.prof"));
   EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.1.prof"));
   EXPECT_TRUE(std::filesystem::exists(job.folder / "prof.2.prof")) << job.output;
@@ -56,29 +63,17 @@ TEST(MixedDeployment, AHostWithoutOurPluginFolderRunsUnmonitoredRankZeroSaysSoOn
 TEST(MixedDeployment, WhenRankZerosHostLacksThemTheLowestMonitoredRankSaysSo2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(2).hide(kPluginDir), EmulatedHost(2)});
-  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
-  EXPECT_NE(
-      job.output.find(",2]<stderr>:" + kLine + "its components are not running on 1 host: " + cluster.address(1) + ";"),
-      std::string::npos)
-      << job.output;
-  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  const JobResult job =
+      run_expecting_one_line(cluster, 4, 2, "its components are not running on 1 host: " + cluster.address(1) + ";");
   EXPECT_FALSE(std::filesystem::exists(job.folder / "prof.3.prof"));
 }
 
 TEST(MixedDeployment, AnotherVersionOnOneHostIsNamedOnceByOneRank2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).replace(kPluginDir, kOtherVersion)});
-  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
-  ASSERT_EQ(job.exit_code, 0) << job.output;
   // Both versions agree on who reports: one line, from rank 0.
-  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
-  EXPECT_NE(job.output.find(",0]<stderr>:" + kLine + "another version runs on 1 host: " + cluster.address(2) +
-                            " (mpimon 0.0.1);"),
-            std::string::npos)
-      << job.output;
-  EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+  const JobResult job = run_expecting_one_line(
+      cluster, 4, 0, "another version runs on 1 host: " + cluster.address(2) + " (mpimon 0.0.1);");
   for (int r = 0; r < 4; ++r)
     EXPECT_FALSE(std::filesystem::exists(job.folder / ("prof." + std::to_string(r) + ".prof"))) << r;
 }
@@ -87,28 +82,17 @@ TEST(MixedDeployment, OneLineNamesEveryHostOfEachKind4Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(1), EmulatedHost(1).hide(kPluginDir),
                            EmulatedHost(1).replace(kPluginDir, kOtherVersion), EmulatedHost(1).hide(kPluginDir)});
-  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
-  EXPECT_NE(
-      job.output.find(",0]<stderr>:" + kLine + "its components are not running on 2 hosts: " + cluster.address(2) +
-                      ", " + cluster.address(4) + "; another version runs on 1 host: " + cluster.address(3) +
-                      " (mpimon 0.0.1); the job runs on unmonitored"),
-      std::string::npos)
-      << job.output;
+  run_expecting_one_line(cluster, 4, 0,
+                         "its components are not running on 2 hosts: " + cluster.address(2) + ", " +
+                             cluster.address(4) + "; another version runs on 1 host: " + cluster.address(3) +
+                             " (mpimon 0.0.1); the job runs on unmonitored");
 }
 
 TEST(MixedDeployment, WithoutTheModexFenceDataIsFetchedAndTheVerdictIsTheSame2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
-  const JobResult job =
-      cluster.run_job(4,
-                      concat_arguments({"--mca", "pmix_base_async_modex", "1", "--mca", "pmix_base_collect_data", "0"},
-                                       job_arguments()),
-                      kNoHang);
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
-  EXPECT_NE(job.output.find("not running on 1 host: " + cluster.address(2) + ";"), std::string::npos) << job.output;
+  run_expecting_one_line(cluster, 4, 0, "its components are not running on 1 host: " + cluster.address(2) + ";",
+                         {"--mca", "pmix_base_async_modex", "1", "--mca", "pmix_base_collect_data", "0"});
 }
 
 TEST(MixedDeployment, MonitoredEverywhereWritesEverythingAndSaysNothing2Hosts4Ranks) {
