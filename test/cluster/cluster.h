@@ -33,6 +33,11 @@
 //   EmulatedCluster mixed({EmulatedHost(2), EmulatedHost(2).hide(MPIMON_PLUGIN_DIR)});
 //   EmulatedCluster other({EmulatedHost(2), EmulatedHost(2).replace(MPIMON_PLUGIN_DIR, other_build)});
 //
+// One-sided communication across hosts: Open MPI 4.1.4's default OSC choice fails
+// MPI_Win_create over TCP (MPI_ERR_WIN, also without any monitoring); pass
+// `--mca osc pt2pt,monitoring` (pt2pt works; keep `monitoring` in the list or ours is
+// never opened).
+//
 // Costs: creating a cluster takes about a second; a job over 2 hosts about 1.5 s. Hosts
 // share this machine's cores: with more ranks than cores, run_job adds
 // `--mca mpi_yield_when_idle 1` (without it Open MPI busy-polls and jobs crawl). Timing

@@ -291,7 +291,9 @@ int component_init(bool, bool) {
 }
 
 int component_query(ompi_win_t*, void**, size_t, int, ompi_communicator_t*, opal_info_t*, int) {
-  return active ? INT_MAX : OMPI_ERR_NOT_AVAILABLE;
+  // A mixed deployment runs unmonitored (Runtime::all_ranks_monitored): windows then go
+  // to the real component directly.
+  return active && Runtime::instance().all_ranks_monitored() ? INT_MAX : OMPI_ERR_NOT_AVAILABLE;
 }
 
 // Selection as ompi_osc_base_select does it, without us: the best priority wins.
