@@ -37,6 +37,8 @@
 #
 # Environment:
 #   MPIMON_PLACEMENT_REPEATS=N   reruns per layout (default 5)
+#   MPIMON_PLACEMENT_PIN=0       do not give each host a core of its own (default: host h
+#                                runs on core (h-1) mod cores, `--bind-to none`)
 #   MPIMON_PLACEMENT_QUICK=1     small sizes and 2 repeats (a smoke run of the pipeline)
 #   MPIMON_BENCH_KEEP=1          keep the work folder (job files, logs, rankfiles)
 # Needs root (network namespaces: test/cluster/cluster.sh); exits non-zero only when it
@@ -79,6 +81,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 "$cluster" up "$name" "$hosts"
+# Each host on its own core (of this machine's), as hosts have their own CPUs: its ranks
+# compete for that core, not with the other host's.
+cores=$(nproc)
+if [[ ${MPIMON_PLACEMENT_PIN:-1} == 1 ]]; then
+  for ((h = 1; h <= hosts; h++)); do "$cluster" cpus "$name" "$h" $(((h - 1) % cores)); done
+fi
 hostfile=$work/hostfile
 for ((h = 1; h <= hosts; h++)); do echo "10.200.0.$((10 + h)) slots=$slots"; done >"$hostfile"
 mapfile -t launch < <(eval "printf '%s\n' $("$cluster" mpirun-args "$name")")
@@ -93,7 +101,7 @@ run() {
   program_args=("$@")
   (cd "$folder" && OMPI_MCA_mca_base_component_path="$plugindir:SYS_DEFAULT:USER_DEFAULT" \
     timeout -k 10 "$run_timeout" "$cluster" run "$name" mpirun.openmpi --hostfile "$hostfile" -np "$ranks" \
-    "${launch[@]}" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_job_file "$job" \
+    "${launch[@]}" --bind-to none --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_job_file "$job" \
     "${mpirun_args[@]}" "$program" "${program_args[@]}") >"$log" 2>&1
 }
 
@@ -110,7 +118,9 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (
 
 report=$work/report.md
 {
-  echo "Placement over $hosts emulated hosts x $slots slots, $ranks ranks (TCP between hosts, shared memory within), $(nproc) cores shared by all; $repeats interleaved runs per layout, medians."
+  pinning="the hosts share $cores cores"
+  [[ ${MPIMON_PLACEMENT_PIN:-1} == 1 ]] && pinning="host h runs on core (h-1) mod $cores"
+  echo "Placement over $hosts emulated hosts x $slots slots, $ranks ranks (TCP between hosts, shared memory within; $pinning); $repeats interleaved runs per layout, medians."
   echo
 } >"$report"
 

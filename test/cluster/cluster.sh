@@ -6,6 +6,7 @@
 #   cluster.sh up <name> <hosts>             create the launcher h0 and hosts h1..h<hosts>
 #   cluster.sh bind <name> <host> <src> <dst>   host <host> (1..) sees <src> at <dst> (mount namespace)
 #   cluster.sh hide <name> <host> <dir>      host <host> sees an empty <dir> (a host lacking that folder)
+#   cluster.sh cpus <name> <host> <list>     what runs on host <host> runs on these CPUs only (taskset -c)
 #   cluster.sh run <name> <command...>       run a command on the launcher (mpirun goes here)
 #   cluster.sh mpirun-args <name>            the mpirun arguments that launch over the hosts
 #   cluster.sh agent <name> <address> <words...>   mpirun's rsh agent (plm_rsh_agent)
@@ -124,9 +125,11 @@ host_file() {
 # in a private mount namespace.
 in_host() {
   local file="$1"; shift
-  local ns hostname binds=()
+  local ns hostname cpus binds=()
   ns="$(awk '$1 == "ns" {print $2}' "$file")"
   hostname="$(awk '$1 == "hostname" {print $2}' "$file")"
+  cpus="$(awk '$1 == "cpus" {print $2}' "$file")"
+  [ -z "$cpus" ] || set -- taskset -c "$cpus" "$@"
   mapfile -t binds < <(awk '$1 == "bind" {print $2 "\t" $3}' "$file")
   local setup="hostname \"\$0\""
   local args=("$hostname")
@@ -155,6 +158,12 @@ case "$cmd" in
     [ $# -eq 3 ] || die "usage: hide <name> <host> <dir>"
     f="$(host_file "$1" "$2")"
     printf 'bind %s %s\n' "$state_root/$1/empty" "$3" >>"$f" ;;
+  cpus)
+    [ $# -eq 3 ] || die "usage: cpus <name> <host> <list>"
+    f="$(host_file "$1" "$2")"
+    [[ "$3" =~ ^[0-9]+([-,][0-9]+)*$ ]] || die "cpus: '$3' is not a CPU list (e.g. 0 or 0-1 or 0,2)"
+    sed -i '/^cpus /d' "$f"
+    printf 'cpus %s\n' "$3" >>"$f" ;;
   run) [ $# -ge 2 ] || die "usage: run <name> <command...>"; name="$1"; shift; in_host "$(host_file "$name" 0)" "$@" ;;
   mpirun-args)
     [ $# -eq 1 ] || die "usage: mpirun-args <name>"
@@ -176,5 +185,5 @@ case "$cmd" in
       owner="${name#mpimon-cl-}"; owner="${owner%%-*}"
       if ! owner_alive "$owner"; then echo "cluster.sh: removing $name (its creator is gone)" >&2; down "$name"; fi
     done ;;
-  *) die "unknown command '$cmd' (check, owner, up, bind, hide, run, mpirun-args, agent, down, reap)" ;;
+  *) die "unknown command '$cmd' (check, owner, up, bind, hide, cpus, run, mpirun-args, agent, down, reap)" ;;
 esac
