@@ -116,9 +116,15 @@ TEST(MixedDeployment, OneSidedTrafficRunsUnmonitoredToo2Hosts4Ranks) {
 TEST(MixedDeployment, MonitoredEverywhereWritesEverythingAndSaysNothing2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster(2, 2);
-  const JobResult job = cluster.run_job(4, job_arguments(), kNoHang);
+  const JobResult job =
+      cluster.run_job(4, concat_arguments({"--mca", "pml_monitoring_verbose", "1"}, job_arguments()), kNoHang);
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(job.output.find("monitoring off"), std::string::npos) << job.output;
+  // One rank per host looked at (the node map), not every rank.
+  EXPECT_NE(job.output.find(",0]<stderr>:mpimon: start-up check: all 4 ranks run mpimon " MPIMON_VERSION
+                            " (2 ranks looked at, "),
+            std::string::npos)
+      << job.output;
   EXPECT_TRUE(std::filesystem::exists(job.folder / "mpimon-job.txt")) << job.output;
   for (int r = 0; r < 4; ++r) {
     const auto file = job.folder / ("prof." + std::to_string(r) + ".prof");

@@ -103,11 +103,19 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
 }
 
 void Runtime::init_bottom() {
+  const auto started = std::chrono::steady_clock::now();
   const int world_size = ompi_comm_size(&ompi_mpi_comm_world.comm);
-  const DeploymentVerdict verdict =
-      judge_deployment(probe_hosts(world_size),
-                       components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
+  const std::string tag = components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH);
+  const std::vector<HostReport> reports = probe_hosts(world_size);
+  const DeploymentVerdict verdict = judge_deployment(reports, tag);
   all_ranks_monitored_ = verdict.all_monitored;
+  if (settings.verbose && world_rank_ == 0 && all_ranks_monitored_) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.2f ms", ms);
+    warn("start-up check: all " + std::to_string(world_size) + " ranks run " + tag + " (" +
+         std::to_string(reports.size()) + " ranks looked at, " + took + ")");
+  }
   if (all_ranks_monitored_) return;
   set_recording(false);  // for good: this job runs unmonitored
   if (world_rank_ == verdict.reporting_rank) warn(verdict.line);

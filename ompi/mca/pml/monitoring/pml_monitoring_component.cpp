@@ -106,7 +106,8 @@ const mpimon::IntParameter kEnableOutput{
     "0 none, 1 stdout, 2 stderr, 3 or more file", 0, INT_MAX, OPAL_INFO_LVL_9};
 const mpimon::IntParameter kVerbose{
     "verbose", "pml_monitoring_verbose",
-    "Report the size and writing time of the end-of-job dumps on stderr (mpimon): 0 (default) off, 1 or more on",
+    "Report the start-up check of the deployment and the size and writing time of the end-of-job dumps on stderr "
+    "(mpimon): 0 (default) off, 1 or more on",
     "0 off, 1 or more on", 0, INT_MAX, OPAL_INFO_LVL_9};
 
 int component_register() {
