@@ -13,6 +13,8 @@
 //                           MPI_Allreduce of one int (both show in the dumps' D lines)
 //   mpi_patterns hosts      each rank prints "rank <r>: host <processor name>", then sends
 //                           64 bytes (tag 7) to rank+1 (emulated hosts: which ran where)
+//   mpi_patterns partners   the same print, then ranks r and r + size/2 exchange 64 KiB
+//                           (tag 4): a pattern whose placement matters
 #include <mpi.h>
 
 #include <cstdio>
@@ -82,16 +84,32 @@ void names() {
   MPI_Comm_free(&split);
 }
 
-void hosts() {
-  int rank, size, length = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+void print_host(int rank) {
+  int length = 0;
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   MPI_Get_processor_name(name, &length);
   std::printf("rank %d: host %s\n", rank, name);
   std::fflush(stdout);
+}
+
+void hosts() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  print_host(rank);
   char out[64] = {}, in[64];
   MPI_Sendrecv(out, 64, MPI_CHAR, (rank + 1) % size, 7, in, 64, MPI_CHAR, (rank + size - 1) % size, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+}
+
+void partners() {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  print_host(rank);
+  const int partner = (rank + size / 2) % size;
+  std::vector<char> out(65536), in(65536);
+  MPI_Sendrecv(out.data(), 65536, MPI_CHAR, partner, 4, in.data(), 65536, MPI_CHAR, partner, 4, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
 }
 
@@ -115,8 +133,10 @@ int main(int argc, char** argv) {
       names();
     } else if (mode == "hosts") {
       hosts();
+    } else if (mode == "partners") {
+      partners();
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts)\n", mode.c_str());
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners)\n", mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
