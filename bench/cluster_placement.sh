@@ -12,7 +12,9 @@
 #             variables per point, faces exchanged with the neighbours every iteration
 # For each kernel:
 #   1. one monitored run by slot (job file), then `mpimon place <job file> --hostfile hf
-#      --rankfile rf` (its table: hop-bytes and bytes crossing hosts per placement);
+#      --category internal|external --rankfile rf` (its table: hop-bytes and bytes
+#      crossing hosts per placement; the reduce is placed by its internal traffic, the
+#      binary tree the collective decomposes into, the stencil by its external traffic);
 #   2. reruns, interleaved (by-slot, round-robin, rankfile, reorder; by-slot, ...),
 #      MPIMON_PLACEMENT_REPEATS times (default 5), each monitored (pml_monitoring_enable
 #      2, job file): the time per iteration it prints (barrier to barrier, after an
@@ -22,8 +24,10 @@
 #      reordering itself included);
 #   3. a table: median time, ratio to by-slot, crossing bytes, runs.
 # Layouts: by-slot `--map-by slot`; round-robin `--map-by node`; rankfile `--rankfile rf`
-# (from step 1); reorder: by slot, the program calls mpimon_reorder() after its first
-# iteration and runs the timed iterations on the communicator it returns.
+# (from step 1; with pinned hosts its slots are set to the host's core, see below);
+# reorder: by slot, the program calls mpimon_reorder() after its first iteration and runs
+# the timed iterations on the communicator it returns. Every layout runs with
+# `--bind-to none`, the rankfile's binding aside.
 #
 # What emulated hosts on one machine can show: the hosts are network namespaces sharing
 # this machine's cores, memory and kernel. Between hosts, Open MPI uses TCP over veth
@@ -133,9 +137,22 @@ for kernel in "${kernels[@]}"; do
   note "$kernel: monitored run by slot, then mpimon place"
   run "$dir" "$dir/monitored.log" monitored.txt --map-by slot "${extra[@]}" -- "$kind" "$amount" 1 ||
     die "$kernel: the monitored run failed: $(tail -5 "$dir/monitored.log")"
+  # The reduce is placed by its decomposed traffic (internal: the binary tree, the paper's
+  # point), the stencil by the application's messages (external).
+  category=external
+  [[ $kind == reduce ]] && category=internal
   have_rankfile=0
-  if "$mpimon" place "$dir/monitored.txt" --hostfile "$hostfile" --rankfile "$dir/rf" >"$dir/place.txt" 2>&1; then
+  if "$mpimon" place "$dir/monitored.txt" --hostfile "$hostfile" --category "$category" --rankfile "$dir/rf" \
+    >"$dir/place.txt" 2>&1; then
     have_rankfile=1
+    # Pinned hosts: the rankfile keeps mpimon's host for each rank, and binds it to its
+    # host's core (its slot numbers name this machine's 2 cores, which would let the
+    # rankfile's ranks escape their host's core and run faster for that reason alone).
+    if [[ ${MPIMON_PLACEMENT_PIN:-1} == 1 ]]; then
+      awk -v cores="$cores" '{ if (match($0, /=10\.200\.0\.[0-9]+ /)) { h = substr($0, RSTART + 10, RLENGTH - 11) - 10
+                                 sub(/slot=[0-9-]+/, "slot=" (h - 1) % cores) } print }' "$dir/rf" >"$dir/rf.pinned"
+      mv "$dir/rf.pinned" "$dir/rf"
+    fi
   else
     note "$kernel: mpimon place --hostfile failed, no rankfile layout: $(tail -3 "$dir/place.txt")"
   fi
@@ -169,7 +186,7 @@ for kernel in "${kernels[@]}"; do
       *) echo "### ${kind#stencil} stencil, $amount points per side per rank, 8 variables, $iterations timed iterations" ;;
     esac
     echo
-    echo "\`mpimon place --hostfile\` on the monitored run:"
+    echo "\`mpimon place --hostfile --category $category\` on the monitored run:"
     echo
     if [[ $have_rankfile == 1 ]]; then grep '^|' "$dir/place.txt" | head -6; else echo "(failed: $(tail -1 "$dir/place.txt"))"; fi
     echo
