@@ -114,6 +114,10 @@ void shadow_created_by(const char* component_name) { last_shadow_component = com
 
 std::optional<ClockOffset> set_up_shadow(ompi_communicator_t* comm, const ShadowLayout& layout, Shadow& shadow) {
   Runtime& runtime = Runtime::instance();
+  // A mixed deployment (some ranks without our components, which never call what
+  // follows): no collective call of ours, no wait states. Every rank of ours reaches the
+  // same verdict at the end of MPI_Init; the one line saying so is already printed.
+  if (!runtime.all_ranks_monitored()) return std::nullopt;
   runtime.set_recording(false);  // none of this is the application's traffic
   const std::vector<void*> before = communicator_table();
   // A copy of the window's communicator (MPI_Comm_create: the user's attributes are not
@@ -159,7 +163,7 @@ std::optional<ClockOffset> set_up_shadow(ompi_communicator_t* comm, const Shadow
 }
 
 std::optional<Nanos> tear_down_shadow(Shadow& shadow, Nanos offset_at_creation) {
-  if (shadow.win == MPI_WIN_NULL) return std::nullopt;
+  if (shadow.win == MPI_WIN_NULL || !Runtime::instance().all_ranks_monitored()) return std::nullopt;
   Runtime& runtime = Runtime::instance();
   runtime.set_recording(false);
   const auto clock = measure_clock(shadow.comm, shadow.rank, shadow.size);

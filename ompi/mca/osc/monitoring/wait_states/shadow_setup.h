@@ -6,8 +6,9 @@
 // calls for wait states (communicator and window creation, the clock offsets), and they
 // run only inside the application's own MPI_Win_create & co / MPI_Win_free, where every
 // process of the window takes part anyway. (The fence allreduce runs inside each
-// MPI_Win_fence, likewise collective.) A start-up check that disables wait states for
-// the whole job (e.g. when some ranks lack our components) belongs in set_up_shadow.
+// MPI_Win_fence, likewise collective.) Both do nothing unless every rank of the job runs
+// our components (Runtime::all_ranks_monitored, the start-up check): in a mixed
+// deployment the other ranks would never join, and window creation would hang.
 #pragma once
 
 #include <mpi.h>
