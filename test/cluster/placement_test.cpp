@@ -1,9 +1,6 @@
 // Placement across hosts, end to end on emulated hosts: the rankfile `mpimon place
 // --hostfile` writes is accepted by mpirun with that hostfile and crosses hosts as
 // printed; mpimon_reorder() honours where processes really run.
-//
-// These tests need `mpimon place --hostfile` and the host-aware mpimon_reorder (engineer
-// `place`'s work); built without them, they skip and say so.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -19,15 +16,6 @@ namespace {
 
 const std::string kPatterns = MPIMON_PATTERNS;
 const std::string kExample = MPIMON_EXAMPLE;
-
-bool place_knows_hostfiles() {
-  return run_shell(new_test_folder(), MPIMON_BIN " place --help").output.find("--hostfile") != std::string::npos;
-}
-
-#define REQUIRE_PLACE_HOSTFILE()                                                                            \
-  do {                                                                                                      \
-    if (!place_knows_hostfiles()) GTEST_SKIP() << "mpimon place has no --hostfile in this build (not yet)"; \
-  } while (0)
 
 // rank -> host name, from mpi_patterns' "rank <r>: host <name>" lines.
 std::map<int, std::string> hosts_of(const std::string& output) {
@@ -65,7 +53,6 @@ std::vector<std::string> partners_job() {
 
 TEST(ClusterPlacement, RankfileForTheHostfileIsAcceptedAndCrossesHostsAsPrinted2Hosts8Ranks) {
   MPIMON_REQUIRE_CLUSTER();
-  REQUIRE_PLACE_HOSTFILE();
   EmulatedCluster cluster(2, 4);
   // By slot, every partner pair (r, r + 4) is split between the hosts.
   const JobResult by_slot = cluster.run_job(8, partners_job());
@@ -118,15 +105,10 @@ std::pair<uint64_t, uint64_t> reorder_crossing(const EmulatedCluster& cluster, c
   return {std::stoull(m[1]), std::stoull(m[2])};
 }
 
-// Whether this build's example measures crossing hosts (the host-aware mpimon_reorder
-// came with it): its output strings are in the binary.
-bool example_reorders_by_host() { return read_text(kExample).find("bytes crossing hosts") != std::string::npos; }
-
 }  // namespace
 
 TEST(ClusterReorder, PartnersApartComeTogether2Hosts8Ranks) {
   MPIMON_REQUIRE_CLUSTER();
-  if (!example_reorders_by_host()) GTEST_SKIP() << "mpimon_reorder is not host-aware in this build (not yet)";
   EmulatedCluster cluster(2, 4);
   // By slot: ranks 0-3 on host1, 4-7 on host2, every pair split.
   const auto [before, after] = reorder_crossing(cluster, {"--map-by", "slot"}, new_test_folder());
@@ -136,7 +118,6 @@ TEST(ClusterReorder, PartnersApartComeTogether2Hosts8Ranks) {
 
 TEST(ClusterReorder, PartnersTogetherStayTogether2Hosts8Ranks) {
   MPIMON_REQUIRE_CLUSTER();
-  if (!example_reorders_by_host()) GTEST_SKIP() << "mpimon_reorder is not host-aware in this build (not yet)";
   EmulatedCluster cluster(2, 4);
   // A rankfile that puts each pair (r, r + 4) on one host: 0,1,4,5 on host1, the rest on host2.
   const auto folder = new_test_folder();
