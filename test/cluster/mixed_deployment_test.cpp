@@ -29,20 +29,30 @@ std::vector<std::string> job_arguments() {
   return concat_arguments(monitoring_arguments(), {"--tag-output", kPatterns, "hosts"});
 }
 
-// Runs the job over `cluster` (mpi_patterns hosts, monitored), expects it to end well,
-// with exactly one line "monitoring off...", printed by `rank` and holding `what`.
-JobResult run_expecting_one_line(const EmulatedCluster& cluster, int ranks, int rank, const std::string& what,
-                                 const std::vector<std::string>& extra_arguments = {},
-                                 const std::vector<std::string>& program = {kPatterns, "hosts"}) {
-  const JobResult job = cluster.run_job(
-      ranks,
-      concat_arguments(extra_arguments,
-                       concat_arguments(monitoring_arguments(), concat_arguments({"--tag-output"}, program))),
-      kNoHang);
+// The job ended well, with exactly one line "monitoring off...", printed by `rank` and
+// holding `what`, and no job file.
+void expect_one_line(const JobResult& job, int rank, const std::string& what) {
   EXPECT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(occurrences(job.output, "monitoring off for this job"), 1u) << job.output;
   EXPECT_NE(job.output.find("," + std::to_string(rank) + "]<stderr>:" + kLine + what), std::string::npos) << job.output;
   EXPECT_FALSE(std::filesystem::exists(job.folder / "mpimon-job.txt"));
+}
+
+JobResult run_monitored(const EmulatedCluster& cluster, int ranks, const std::vector<std::string>& extra_arguments,
+                        const std::vector<std::string>& program) {
+  return cluster.run_job(
+      ranks,
+      concat_arguments(extra_arguments,
+                       concat_arguments(monitoring_arguments(), concat_arguments({"--tag-output"}, program))),
+      kNoHang);
+}
+
+// Runs the job over `cluster` (mpi_patterns hosts, monitored) and expects the one line.
+JobResult run_expecting_one_line(const EmulatedCluster& cluster, int ranks, int rank, const std::string& what,
+                                 const std::vector<std::string>& extra_arguments = {},
+                                 const std::vector<std::string>& program = {kPatterns, "hosts"}) {
+  const JobResult job = run_monitored(cluster, ranks, extra_arguments, program);
+  expect_one_line(job, rank, what);
   return job;
 }
 
@@ -96,8 +106,17 @@ TEST(MixedDeployment, OneLineNamesEveryHostOfEachKind4Hosts4Ranks) {
 TEST(MixedDeployment, WithoutTheModexFenceDataIsFetchedAndTheVerdictIsTheSame2Hosts4Ranks) {
   MPIMON_REQUIRE_CLUSTER();
   EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
-  run_expecting_one_line(cluster, 4, 0, "its components are not running on 1 host: " + cluster.address(2) + ";",
-                         {"--mca", "pmix_base_async_modex", "1", "--mca", "pmix_base_collect_data", "0"});
+  // Under heavy load Open MPI's own direct modex sometimes fails MPI_Init on the host
+  // without our components ("PML add procs failed", Not found: ob1 looking up a peer's
+  // BTL data; none of our code is loaded there): such a run is retried, up to 3 runs.
+  const std::vector<std::string> direct_modex = {"--mca", "pmix_base_async_modex", "1", "--mca",
+                                                 "pmix_base_collect_data", "0"};
+  JobResult job;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    job = run_monitored(cluster, 4, direct_modex, {kPatterns, "hosts"});
+    if (job.output.find("PML add procs failed") == std::string::npos) break;
+  }
+  expect_one_line(job, 0, "its components are not running on 1 host: " + cluster.address(2) + ";");
 }
 
 TEST(MixedDeployment, OneSidedTrafficRunsUnmonitoredToo2Hosts4Ranks) {
