@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "every_command.h"
+#include "hostfile.h"
+#include "prof_format.h"
 
 namespace fs = std::filesystem;
 
@@ -52,3 +54,23 @@ TEST(FuzzCorpus, RealDumpsAreRead) {
 }
 
 TEST(FuzzCorpus, RegressionInputsAreReadOrRefusedNeverACrash) { replay("regressions", -1); }
+
+// The hostfile corpus (test/fuzz/corpus/hostfile/*/) through `mpimon place`'s reader:
+// real hostfiles are read, the rest read or refused as "<file>:<line>: expected ...".
+TEST(FuzzCorpus, HostfilesAreReadOrRefusedAsFileLineErrors) {
+  int real = 0;
+  for (const char* folder : {"real", "regressions"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(MPIMON_FUZZ_HOSTFILE_CORPUS) / folder)) {
+      SCOPED_TRACE(e.path().string());
+      try {
+        EXPECT_FALSE(mpimon::tools::parse_hostfile(contents(e.path()), "hf").empty());
+        real += std::string(folder) == "real";
+      } catch (const mpimon::FormatError& error) {
+        EXPECT_EQ(std::string(folder), "regressions") << error.what();
+        EXPECT_EQ(std::string(error.what()).rfind("hf", 0), 0u) << error.what();
+        EXPECT_NE(std::string(error.what()).find("expected"), std::string::npos) << error.what();
+      }
+    }
+  }
+  EXPECT_GE(real, 4);
+}

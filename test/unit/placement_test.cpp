@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <random>
 
@@ -71,6 +72,16 @@ TEST(Cluster, BySlotAndRoundRobinAsMpirunMapsThem) {
   EXPECT_THROW(by_slot(c, 6), std::invalid_argument);
   EXPECT_THROW(c.check({{0, 0}, {0, 0}, {0, 0}}), std::invalid_argument);  // 3 on a core of capacity 2
   EXPECT_THROW(c.check({{1, 0}, {1, 1}, {1, 2}}), std::invalid_argument);  // 3 on a host of 2 slots
+}
+
+TEST(Cluster, HugeSlotCountsDoNotOverflowTheCapacities) {
+  // A hostfile may give every host millions of slots: their sum saturates, nothing wraps.
+  const Cluster c{{host("a", {2}, 2'000'000'000), host("b", {2}, 2'000'000'000), host("c", {1}, 1)}, {}};
+  EXPECT_EQ(c.capacity(), INT_MAX);
+  Affinity a(3);
+  a.add(0, 2, 10);
+  const Placed placed = place(a, c, {by_slot(c, 3), round_robin_by_host(c, 3)});
+  EXPECT_EQ(cost_of(a, c, placed.mapping).crossing_bytes, 0);
 }
 
 TEST(Cluster, CostCountsCrossingBytesAndHopBytes) {

@@ -1,9 +1,18 @@
 #include "cluster.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 namespace mpimon::placement {
+
+namespace {
+
+// Capacities add up over hosts and switches: a hostfile of many hosts with millions of
+// slots each must not overflow (more than INT_MAX places constrain nothing).
+int add_capped(int a, int b) { return static_cast<int>(std::min<long long>(static_cast<long long>(a) + b, INT_MAX)); }
+
+}  // namespace
 
 int Host::capacity_of(int core) const {
   if (!core_capacity.empty()) return core_capacity[core];
@@ -13,13 +22,13 @@ int Host::capacity_of(int core) const {
 
 int Host::capacity() const {
   int sum = 0;
-  for (int core = 0; core < cores(); ++core) sum += capacity_of(core);
+  for (int core = 0; core < cores(); ++core) sum = add_capped(sum, capacity_of(core));
   return std::min(slots, sum);
 }
 
 int Cluster::capacity() const {
   int sum = 0;
-  for (const Host& h : hosts) sum += h.capacity();
+  for (const Host& h : hosts) sum = add_capped(sum, h.capacity());
   return sum;
 }
 
@@ -180,7 +189,7 @@ CapacityTree::CapacityTree(const Cluster& cluster) {
     Node& node = nodes[n];
     if (node.children.empty()) continue;
     node.capacity = 0;
-    for (int c : node.children) node.capacity += nodes[c].capacity;
+    for (int c : node.children) node.capacity = add_capped(node.capacity, nodes[c].capacity);
     if (node.is_host) node.capacity = std::min(node.capacity, cluster.hosts[node.host].slots);
   }
 }
