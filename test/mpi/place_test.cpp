@@ -119,6 +119,25 @@ TEST(PlaceHostfile, HostTopologiesAndNetworkAreUsedAndShown) {
   EXPECT_NE(place.output.find("| by-slot | 128 | 0 |"), std::string::npos) << place.output;  // 64 B, 2 hops
 }
 
+TEST(PlaceHostfile, HostsOfMillionsOfSlotsArePlacedAndScotchSaysWhyNot) {
+  // 300 hosts x 10 000 000 slots: 3e9 slots in all (beyond an int), a regular tree that
+  // Scotch's architecture cannot hold. Scotch used to abort the command here.
+  const auto folder = new_test_folder();
+  std::ofstream(folder / "job.0.prof") << "# POINT TO POINT\nE\t0\t1\t64 bytes\t1 msgs sent\n";
+  std::ofstream hosts(folder / "hosts");
+  for (int h = 0; h < 300; ++h) hosts << "node" << h << " slots=10000000\n";
+  hosts.close();
+  const JobResult place =
+      run_shell(folder, MPIMON_BIN " place job.0.prof --hostfile hosts --topology 'pack:1 core:2 pu:1' --rankfile rf");
+  ASSERT_EQ(place.exit_code, 0) << place.output;
+  EXPECT_NE(place.output.find("| Scotch | n/a | n/a |"), std::string::npos) << place.output;
+  EXPECT_NE(place.output.find("Scotch: n/a, not run on more than 1048576 slots in all"), std::string::npos)
+      << place.output;
+  // Two processes on a host of 2 cores and 10 000 000 slots: one per core, as mpirun binds them.
+  EXPECT_NE(place.output.find("| mpimon | 128 | 0 |"), std::string::npos) << place.output;
+  EXPECT_EQ(read_text(folder / "rf"), "rank 0=node0 slot=0\nrank 1=node0 slot=1\n");
+}
+
 TEST(PlaceHostfile, BadHostfileAndOptionsAreClearErrorsWithExit2) {
   const auto folder = new_test_folder();
   std::ofstream(folder / "job.0.prof") << "# POINT TO POINT\nE\t0\t1\t64 bytes\t1 msgs sent\n";

@@ -26,7 +26,16 @@ Affinity random_affinity(int n, std::mt19937& random, int density_percent = 30) 
   return a;
 }
 
-// Every mapping of the processes onto the cluster, one by one (capacities respected).
+// Whether every evenly sharing host of a complete mapping gives no core more than its share.
+bool shared_evenly(const Cluster& c, const std::vector<std::vector<int>>& used, const std::vector<int>& on_host) {
+  for (size_t h = 0; h < c.hosts.size(); ++h)
+    for (int core = 0; core < c.hosts[h].cores(); ++core)
+      if (used[h][core] > c.hosts[h].share_of(core, on_host[h])) return false;
+  return true;
+}
+
+// Every mapping of the processes onto the cluster, one by one (capacities and even
+// sharing respected).
 Cost enumerated_optimum(const Affinity& a, const Cluster& c) {
   Mapping m(a.size());
   std::vector<std::vector<int>> used(c.hosts.size());
@@ -34,7 +43,10 @@ Cost enumerated_optimum(const Affinity& a, const Cluster& c) {
   for (size_t h = 0; h < c.hosts.size(); ++h) used[h].assign(c.hosts[h].cores(), 0);
   Cost best{1e300, 1e300};
   std::function<void(int)> next = [&](int p) {
-    if (p == a.size()) return void(best = std::min(best, cost_of(a, c, m)));
+    if (p == a.size()) {
+      if (shared_evenly(c, used, on_host)) best = std::min(best, cost_of(a, c, m));
+      return;
+    }
     for (size_t h = 0; h < c.hosts.size(); ++h) {
       if (on_host[h] == c.hosts[h].slots) continue;
       for (int core = 0; core < c.hosts[h].cores(); ++core) {
@@ -84,6 +96,37 @@ TEST(Cluster, HugeSlotCountsDoNotOverflowTheCapacities) {
   EXPECT_EQ(cost_of(a, c, placed.mapping).crossing_bytes, 0);
 }
 
+TEST(Cluster, HostsWithMoreSlotsThanCoresShareThemEvenly) {
+  // mpirun never puts two processes on a core while another core of the host is idle.
+  const Cluster c{{host("a", {4}, 100), host("b", {2}, 2)}, {}};
+  EXPECT_EQ(by_slot(c, 2), (Mapping{{0, 0}, {0, 1}}));
+  EXPECT_EQ(by_slot(c, 5), (Mapping{{0, 0}, {0, 0}, {0, 1}, {0, 2}, {0, 3}}));
+  EXPECT_EQ(round_robin_by_host(c, 4), (Mapping{{0, 0}, {1, 0}, {0, 1}, {1, 1}}));
+  // Two heavy partners: the best is one host, two cores (2 hops), never one core (0 hops).
+  Affinity a(2);
+  a.add(0, 1, 1000);
+  const auto exact = exact_placement(a, c);
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_EQ((*exact)[0].host, (*exact)[1].host);
+  EXPECT_NE((*exact)[0].core, (*exact)[1].core);
+  // 6 processes on host a: 2 on two cores, 1 on the others (4 pairs of partners).
+  Affinity pairs(6);
+  for (int p = 0; p < 6; p += 2) pairs.add(p, p + 1, 100);
+  const Cluster one{{host("a", {4}, 100)}, {}};
+  for (const Mapping& m : {*exact_placement(pairs, one), place(pairs, one, {by_slot(one, 6)}).mapping}) {
+    std::vector<int> per_core(4, 0);
+    for (const Location& l : m) ++per_core[l.core];
+    EXPECT_EQ(*std::max_element(per_core.begin(), per_core.end()), 2);
+  }
+  // The heuristic path (beyond 12 processes) shares evenly too: 16 processes on 8 cores.
+  Affinity ring(16);
+  for (int p = 0; p < 16; ++p) ring.add(p, (p + 1) % 16, 10);
+  const Cluster big{{host("a", {2, 4}, 1000)}, {}};
+  std::vector<int> per_core(8, 0);
+  for (const Location& l : place(ring, big, {by_slot(big, 16)}).mapping) ++per_core[l.core];
+  EXPECT_EQ(per_core, std::vector<int>(8, 2));
+}
+
 TEST(Cluster, CostCountsCrossingBytesAndHopBytes) {
   const Cluster c{{host("a", {2}, 2), host("b", {2}, 2)}, {}};
   Affinity a(4);
@@ -102,6 +145,7 @@ TEST(ExactPlacement, EqualsEnumerationOfEveryMapping) {
       {{host("a", {2}, 2), host("b", {2}, 2), host("c", {2}, 2)}, {}},  // identical hosts
       {{host("a", {2, 2}, 4), host("b", {3}, 2)}, {}},                  // different hosts, b partly used
       {{host("a", {2}, 4), host("b", {2}, 3)}, {}},                     // more slots than cores
+      {{host("a", {2, 2}, 12), host("b", {2}, 2)}, {}},                 // 3 per core at most, shared evenly
       {{host("a", {2}, 2), host("b", {2}, 2), host("c", {2}, 2), host("d", {2}, 2)}, {2}},  // two switches
   };
   for (size_t k = 0; k < clusters.size(); ++k)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -40,15 +41,15 @@ std::optional<std::vector<SCOTCH_Num>> regular_levels(const Cluster& cluster) {
 
 }  // namespace
 
-std::optional<Mapping> scotch_placement(const Affinity& affinity, const Cluster& cluster) {
-  auto levels = regular_levels(cluster);
-  if (!levels) return std::nullopt;
+namespace {
+
+Mapping map_with_scotch(const Affinity& affinity, const Cluster& cluster, const std::vector<SCOTCH_Num>& levels) {
   const int n = affinity.size();
   const int per_core = cluster.hosts.front().capacity_of(0);
   const int cores = cluster.hosts.front().cores();
   // Links cost what our hops count: 2 per level below the common ancestor; processes
   // sharing a core (the last level when several share one) are nearly free.
-  std::vector<SCOTCH_Num> sizes = *levels, links;
+  std::vector<SCOTCH_Num> sizes = levels, links;
   const int depth = static_cast<int>(sizes.size());
   for (int level = 0; level < depth; ++level) links.push_back(20 * (depth - level));
   if (per_core > 1) {
@@ -116,6 +117,26 @@ std::optional<Mapping> scotch_placement(const Affinity& affinity, const Cluster&
     mapping[p] = {static_cast<int>(leaf[p] / (cores * per_core)),
                   static_cast<int>(leaf[p] % (cores * per_core) / per_core)};
   return mapping;
+}
+
+}  // namespace
+
+std::optional<Mapping> scotch_placement(const Affinity& affinity, const Cluster& cluster, std::string* why_not) {
+  auto say = [&](const std::string& why) {
+    if (why_not) *why_not = why;
+    return std::nullopt;
+  };
+  const std::optional<std::vector<SCOTCH_Num>> levels = regular_levels(cluster);
+  if (!levels)
+    return say("its tree architecture needs hosts of one topology, slots a multiple of their cores and full switches");
+  const Host& first = cluster.hosts.front();
+  if (static_cast<long>(cluster.hosts.size()) * first.cores() * first.capacity_of(0) > kScotchLeaves)
+    return say("not run on more than " + std::to_string(kScotchLeaves) + " slots in all");
+  try {
+    return map_with_scotch(affinity, cluster, *levels);
+  } catch (const std::runtime_error& e) {
+    return say(e.what());
+  }
 }
 
 }  // namespace mpimon::placement

@@ -26,6 +26,13 @@ int Host::capacity() const {
   return std::min(slots, sum);
 }
 
+bool Host::shares_evenly() const { return core_capacity.empty() && cores() > 0 && slots > cores(); }
+
+int Host::share_of(int core, int k) const {
+  if (!shares_evenly()) return capacity_of(core);
+  return std::min(capacity_of(core), (k + cores() - 1) / cores());
+}
+
 int Cluster::capacity() const {
   int sum = 0;
   for (const Host& h : hosts) sum = add_capped(sum, h.capacity());
@@ -76,21 +83,37 @@ Cost cost_of(const Affinity& affinity, const Cluster& cluster, const Mapping& ma
 
 namespace {
 
-// The core of a host's k-th process in mpirun's order: cores in order, each filled to its
-// capacity before the next.
-class CoreFiller {
- public:
-  explicit CoreFiller(const Host& host) : host_(host) {}
-  int next() {
-    while (used_ >= host_.capacity_of(core_)) ++core_, used_ = 0;
-    ++used_;
-    return core_;
+// The cores of a host's k processes in mpirun's order: cores in order, each filled to
+// its share (capacity_of, or an even share of the k processes) before the next; an even
+// share gives its remainder to the first cores (k = 5 on 4 cores: 0, 0, 1, 2, 3).
+std::vector<int> fill_cores(const Host& host, int k) {
+  std::vector<int> cores;
+  cores.reserve(k);
+  const int c = host.cores();
+  if (host.shares_evenly()) {
+    for (int core = 0; core < c && static_cast<int>(cores.size()) < k; ++core)
+      for (int i = 0; i < k / c + (core < k % c ? 1 : 0); ++i) cores.push_back(core);
+    return cores;
   }
+  for (int core = 0; core < c && static_cast<int>(cores.size()) < k; ++core)
+    for (int i = 0; i < host.capacity_of(core) && static_cast<int>(cores.size()) < k; ++i) cores.push_back(core);
+  return cores;
+}
 
- private:
-  const Host& host_;
-  int core_ = 0, used_ = 0;
-};
+// Gives each process of `host_of` its core: the hosts' processes in rank order, by fill_cores.
+Mapping with_cores(const Cluster& cluster, const std::vector<int>& host_of) {
+  std::vector<int> count(cluster.hosts.size(), 0);
+  for (int h : host_of) ++count[h];
+  std::vector<std::vector<int>> cores(cluster.hosts.size());
+  std::vector<int> next(cluster.hosts.size(), 0);
+  Mapping mapping;
+  mapping.reserve(host_of.size());
+  for (int h : host_of) {
+    if (cores[h].empty()) cores[h] = fill_cores(cluster.hosts[h], count[h]);
+    mapping.push_back({h, cores[h][next[h]++]});
+  }
+  return mapping;
+}
 
 void check_fits(const Cluster& cluster, int processes) {
   if (processes > cluster.capacity())
@@ -103,37 +126,33 @@ void check_fits(const Cluster& cluster, int processes) {
 
 Mapping by_slot(const Cluster& cluster, int processes) {
   check_fits(cluster, processes);
-  Mapping mapping;
-  mapping.reserve(processes);
-  for (size_t h = 0; h < cluster.hosts.size() && static_cast<int>(mapping.size()) < processes; ++h) {
-    CoreFiller filler(cluster.hosts[h]);
-    for (int k = 0; k < cluster.hosts[h].capacity() && static_cast<int>(mapping.size()) < processes; ++k)
-      mapping.push_back({static_cast<int>(h), filler.next()});
-  }
-  return mapping;
+  std::vector<int> host_of;
+  host_of.reserve(processes);
+  for (size_t h = 0; h < cluster.hosts.size() && static_cast<int>(host_of.size()) < processes; ++h)
+    for (int k = 0; k < cluster.hosts[h].capacity() && static_cast<int>(host_of.size()) < processes; ++k)
+      host_of.push_back(static_cast<int>(h));
+  return with_cores(cluster, host_of);
 }
 
 Mapping round_robin_by_host(const Cluster& cluster, int processes) {
   check_fits(cluster, processes);
-  std::vector<CoreFiller> fillers;
   std::vector<int> placed(cluster.hosts.size(), 0);
-  for (const Host& h : cluster.hosts) fillers.emplace_back(h);
-  Mapping mapping;
-  mapping.reserve(processes);
+  std::vector<int> host_of;
+  host_of.reserve(processes);
   // Round after round over the hosts that still have room: O(processes + hosts) in all.
   std::vector<int> open;
   for (size_t h = 0; h < cluster.hosts.size(); ++h)
     if (cluster.hosts[h].capacity() > 0) open.push_back(static_cast<int>(h));
-  while (static_cast<int>(mapping.size()) < processes) {
+  while (static_cast<int>(host_of.size()) < processes) {
     std::vector<int> still_open;
     for (int h : open) {
-      if (static_cast<int>(mapping.size()) == processes) break;
-      mapping.push_back({h, fillers[h].next()});
+      if (static_cast<int>(host_of.size()) == processes) break;
+      host_of.push_back(h);
       if (++placed[h] < cluster.hosts[h].capacity()) still_open.push_back(h);
     }
     open = std::move(still_open);
   }
-  return mapping;
+  return with_cores(cluster, host_of);
 }
 
 CapacityTree::CapacityTree(const Cluster& cluster) {

@@ -38,6 +38,13 @@ struct Host {
   int cores() const { return tree.leaves(); }
   int capacity_of(int core) const;
   int capacity() const;  // min(slots, sum of the cores' capacities)
+  // Whether its cores are shared evenly: no core_capacity given and more slots than cores.
+  // Then a host running k processes gives no core more than ceil(k / cores) of them, as
+  // mpirun spreads them (no two processes on a core while another core is idle).
+  bool shares_evenly() const;
+  // Processes per core when the host runs k processes: ceil(k / cores) if it shares
+  // evenly, else capacity_of(core).
+  int share_of(int core, int k) const;
 };
 
 struct Cluster {

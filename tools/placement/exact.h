@@ -8,6 +8,8 @@
 // best way to spread each subset over a node's children; subtrees of the same shape
 // (identical hosts, identical cores...) share one table, and children of one shape take
 // their sets in a canonical order, so symmetric mappings are never enumerated twice.
+// A host with more slots than cores shares them evenly (Host::shares_evenly): below it,
+// the tables also depend on the processes per core its set allows.
 // Cost: about (distinct subtree shapes) x 3^n steps.
 #pragma once
 

@@ -129,7 +129,15 @@ Mapping place_within_hosts(const Affinity& affinity, const Cluster& cluster, con
       for (const Link& l : affinity.partners(p))
         if (l.peer > p && local[l.peer] >= 0) inside.push_back({local[p], local[l.peer], l.weight});
     const Affinity host_affinity(static_cast<int>(on_host.size()), std::move(inside));
-    const Placement cores = place_on_host(host_affinity, cluster.hosts[h]);
+    // An evenly sharing host: each core takes at most its share of these processes.
+    Host host = cluster.hosts[h];
+    if (host.shares_evenly()) {
+      const int k = static_cast<int>(on_host.size());
+      std::vector<int> shares;
+      for (int core = 0; core < host.cores(); ++core) shares.push_back(host.share_of(core, k));
+      host.core_capacity = std::move(shares);
+    }
+    const Placement cores = place_on_host(host_affinity, host);
     for (size_t k = 0; k < on_host.size(); ++k) mapping[on_host[k]] = {static_cast<int>(h), cores[k]};
     for (int p : on_host) local[p] = -1;
   }

@@ -225,7 +225,9 @@ int run_place(const PlaceOptions& o) {
   // libscotch 7.0.3 crashed (segmentation fault) mapping 100 000 processes onto 3125 hosts,
   // and takes about 10 s for 8000: a comparison row is not worth either.
   constexpr int kScotchLimit = 10000;
-  const std::optional<pl::Mapping> scotch = n <= kScotchLimit ? pl::scotch_placement(affinity, cluster) : std::nullopt;
+  std::string scotch_why_not = "not run above " + std::to_string(kScotchLimit) + " processes";
+  const std::optional<pl::Mapping> scotch =
+      n <= kScotchLimit ? pl::scotch_placement(affinity, cluster, &scotch_why_not) : std::nullopt;
 
   print_header(machine, o, n, selection);
   std::cout << "objective: bytes crossing hosts, then hop-bytes\n\n";
@@ -250,11 +252,7 @@ int run_place(const PlaceOptions& o) {
     std::cout << "| Scotch | n/a | n/a |\n";
   row("mpimon", ours.mapping);
   std::cout << '\n';
-  if (!scotch && n > kScotchLimit)
-    std::cout << "Scotch: not run above " << kScotchLimit << " processes\n";
-  else if (!scotch)
-    std::cout << "Scotch: n/a, its tree architecture needs hosts of one topology, slots a multiple of their cores "
-                 "and full switches\n";
+  if (!scotch) std::cout << "Scotch: n/a, " << scotch_why_not << "\n";
   switch (ours.method) {
     case pl::Placed::Method::optimal:
       std::cout << "mpimon: optimal (exhaustive search, up to " << pl::kExactLimit << " processes)\n";
