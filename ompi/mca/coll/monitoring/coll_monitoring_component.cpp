@@ -82,9 +82,67 @@ void register_class_variables() {
   }
 }
 
+// coll_monitoring_nbc_*: the nonblocking collectives this process completed on the bound
+// communicator (nbc_overlap.h), one value each.
+enum class NbcVariable { overlap, blocked_time, duration, calls };
+
+int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  const auto which = static_cast<NbcVariable>(reinterpret_cast<uintptr_t>(pvar->ctx));
+  const mpimon::CommunicatorClasses* classes = mpimon::coll::classes_of(static_cast<ompi_communicator_t*>(obj));
+  const mpimon::NbcTracker& tracker = Runtime::instance().nbc;
+  mpimon::NbcTotals totals;
+  tracker.read([&] {
+    if (classes != nullptr && classes->nbc() != nullptr) totals = *classes->nbc();
+  });
+  const mpimon::NbcKindTotals all = totals.sum();
+  const double seconds_per_tick = tracker.clock().seconds_per_tick();
+  switch (which) {
+    case NbcVariable::overlap: *static_cast<double*>(value) = totals.byte_weighted_overlap(); break;
+    case NbcVariable::blocked_time:
+      *static_cast<double*>(value) = static_cast<double>(all.blocked_ticks) * seconds_per_tick;
+      break;
+    case NbcVariable::duration:
+      *static_cast<double*>(value) = static_cast<double>(all.duration_ticks) * seconds_per_tick;
+      break;
+    case NbcVariable::calls: *static_cast<unsigned long long*>(value) = all.calls; break;
+  }
+  return OMPI_SUCCESS;
+}
+
+void register_nbc_variables() {
+  static const struct {
+    const char* name;
+    const char* description;
+    int klass;  // MCA_BASE_PVAR_CLASS_*
+    NbcVariable variable;
+  } table[] = {
+      {"nbc_overlap",
+       "Byte-weighted overlap of the nonblocking collectives this process completed on the communicator: the "
+       "share of their point-to-point bytes posted before the application started to wait for them (mpimon)",
+       MCA_BASE_PVAR_CLASS_PERCENTAGE, NbcVariable::overlap},
+      {"nbc_blocked_time",
+       "Seconds this process spent blocked in wait calls on nonblocking collectives of the communicator (mpimon)",
+       MCA_BASE_PVAR_CLASS_TIMER, NbcVariable::blocked_time},
+      {"nbc_duration",
+       "Seconds from call to completion of the nonblocking collectives this process completed on the "
+       "communicator, summed (mpimon)",
+       MCA_BASE_PVAR_CLASS_TIMER, NbcVariable::duration},
+      {"nbc_calls", "Nonblocking collectives this process completed on the communicator (mpimon)",
+       MCA_BASE_PVAR_CLASS_COUNTER, NbcVariable::calls},
+  };
+  for (const auto& row : table) {
+    mca_base_pvar_register(
+        "ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4, row.klass,
+        row.variable == NbcVariable::calls ? MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG : MCA_BASE_VAR_TYPE_DOUBLE, nullptr,
+        MPI_T_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY, read_nbc_variable, nullptr, notify_class_variable,
+        reinterpret_cast<void*>(static_cast<uintptr_t>(row.variable)));
+  }
+}
+
 int component_register() {
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
+  register_nbc_variables();
   return OMPI_SUCCESS;
 }
 
@@ -94,6 +152,11 @@ void dump_communicators(Runtime::LayerDump& out) {
   Runtime& runtime = Runtime::instance();
   out.prof.collectives += mpimon::format_prof_communicators(runtime.world_rank(), runtime.communicators);
   out.job_annotations += mpimon::format_job_communicators(runtime.world_rank(), runtime.communicators);
+  const double seconds_per_tick = runtime.nbc.clock().seconds_per_tick();
+  runtime.nbc.read([&] {
+    out.prof.collectives += mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    out.job_annotations += mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+  });
 }
 
 bool layer_active() {

@@ -37,7 +37,8 @@ MPI_T_cb_safety call_context();
 
 void raise_begin(ompi_communicator_t* comm, const mpimon_coll_event& event, MPI_T_cb_safety context);
 void raise_end(ompi_communicator_t* comm, const mpimon_coll_event& event, MPI_T_cb_safety context);
-// Nonblocking collective: the end event when `request` completes.
-void raise_end_at_completion(ompi_request_t* request, ompi_communicator_t* comm, const mpimon_coll_event& event);
+// A nonblocking collective's end event, from its request's completion callback (inside
+// progress: callbacks must not call MPI); coll_monitoring_nbc.cpp arms that callback.
+void raise_end_in_progress(ompi_communicator_t* comm, const mpimon_coll_event& event);
 
 }  // namespace mpimon::coll

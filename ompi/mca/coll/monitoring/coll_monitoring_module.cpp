@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <map>
+#include <string_view>
 #include <mutex>
 #include <tuple>
 #include <type_traits>
@@ -14,6 +15,7 @@
 
 #include "coll_accounting.h"
 #include "coll_monitoring_events.h"
+#include "coll_monitoring_nbc.h"
 #include "runtime.h"
 
 namespace mpimon::coll {
@@ -100,6 +102,17 @@ int32_t root_of(Args... args) {
   return -1;
 }
 
+// The NbcKind of a nonblocking event kind (same names), -1 for the others.
+#define MPIMON_KIND_NAME(name) std::string_view(#name),
+constexpr std::string_view kCollKindNames[] = {MPIMON_COLL_KINDS(MPIMON_KIND_NAME)};
+constexpr std::string_view kNbcKindNames[] = {MPIMON_NBC_KINDS(MPIMON_KIND_NAME)};
+#undef MPIMON_KIND_NAME
+constexpr int nbc_kind_index(int coll_kind) {
+  for (int i = 0; i < kNbcKindCount; ++i)
+    if (kNbcKindNames[i] == kCollKindNames[coll_kind]) return i;
+  return -1;
+}
+
 template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class, int Kind, typename Fn>
 struct Wrapper;
 
@@ -108,10 +121,14 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   static constexpr size_t n = sizeof...(Args);
   // Nonblocking slots end with (..., comm, request, module).
   static constexpr bool nonblocking = std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
+  static_assert(nonblocking == (nbc_kind_index(Kind) >= 0), "nonblocking slots are the NbcKinds");
 
   // flatten: the rule is instantiated twice (accounting and the begin event's totals), and
   // GCC would then call it out of line here, on the hot path.
   [[gnu::flatten]] static int call(Args... args) {
+    if constexpr (nonblocking) {
+      if (nesting == 0) return call_nonblocking(__builtin_return_address(0), args...);
+    }
     if (events_listened() && nesting == 0) [[unlikely]] return call_with_events(args...);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
@@ -130,22 +147,26 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
   }
 
-  // The application's collective while a tool listens: begin event, the call, the
-  // accounting, end event (now, or at request completion).
+  // The begin/end events' payload (bytes by the accounting rules, nothing recorded).
+  static mpimon_coll_event event_of(Module* self, Args... args) {
+    mpimon_coll_event event{};
+    event.comm_id = static_cast<int32_t>(self->comm->c_contextid);
+    event.kind = Kind;
+    event.root = root_of(args...);
+    Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm);
+    Rule::apply(totals, args...);
+    event.bytes = totals.total();
+    return event;
+  }
+
+  // The application's blocking collective while a tool listens: begin event, the call,
+  // the accounting, end event.
   [[gnu::noinline]] static int call_with_events(Args... args) {
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
     const bool recording_on = recording.load(std::memory_order_relaxed);  // off: our own dump
     const MPI_T_cb_safety context = call_context();
-    mpimon_coll_event event{};
-    event.comm_id = static_cast<int32_t>(self->comm->c_contextid);
-    event.kind = Kind;
-    event.root = root_of(args...);
-    {
-      Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm);
-      Rule::apply(totals, args...);
-      event.bytes = totals.total();
-    }
+    const mpimon_coll_event event = event_of(self, args...);
     if (recording_on && begin_listened()) raise_begin(self->comm, event, context);
     ++nesting;
     const int rc =
@@ -153,15 +174,40 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     --nesting;
     if (rc != OMPI_SUCCESS || !recording_on) return rc;
     record(self, args...);
-    if (end_listened()) {
-      if constexpr (nonblocking) {
-        ompi_request_t* request = *std::get<n - 2>(arguments);
-        event.request = reinterpret_cast<uintptr_t>(request);
-        raise_end_at_completion(request, self->comm, event);
-      } else {
-        raise_end(self->comm, event, context);
-      }
+    if (end_listened()) raise_end(self->comm, event, context);
+    return rc;
+  }
+
+  // A nonblocking collective (outermost): tracked from the call to its request's
+  // completion when the application called it (coll_monitoring_nbc.h), recorded, and its
+  // events raised when a tool listens (the end event at completion).
+  [[gnu::noinline]] static int call_nonblocking(const void* caller, Args... args) {
+    auto arguments = std::forward_as_tuple(args...);
+    auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
+    const bool recording_on = recording.load(std::memory_order_relaxed);  // off: our own dump
+    const bool events = events_listened();
+    MPI_T_cb_safety context = MPI_T_CB_REQUIRE_NONE;
+    mpimon_coll_event event{};
+    if (events) [[unlikely]] {
+      context = call_context();
+      event = event_of(self, args...);
+      if (recording_on && begin_listened()) raise_begin(self->comm, event, context);
     }
+    NbcStart start;
+    if (recording_on && called_by_application(caller))
+      start = begin_nbc(self->comm, static_cast<NbcKind>(nbc_kind_index(Kind)), self->classes);
+    ++nesting;
+    const int rc =
+        call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
+    --nesting;
+    ompi_request_t* request = nullptr;
+    const bool end_event = events && rc == OMPI_SUCCESS && recording_on && end_listened();
+    if (rc == OMPI_SUCCESS && recording_on) {
+      record(self, args...);
+      request = *std::get<n - 2>(arguments);
+      event.request = reinterpret_cast<uintptr_t>(request);
+    }
+    after_nbc(start, rc, self->comm, request, end_event ? &event : nullptr, context);
     return rc;
   }
 };
@@ -307,8 +353,10 @@ int module_disable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
     auto it = modules_by_comm.find(comm);
     if (it != modules_by_comm.end() && it->second == m) modules_by_comm.erase(it);
   }
-  if (m->classes != nullptr)
+  if (m->classes != nullptr) {
+    forget_nbc_destination(m->classes);  // collectives still pending here record nowhere
     Runtime::instance().communicators.close(m->classes, comm->c_name, Runtime::instance().world_rank());
+  }
   m->classes = nullptr;
   // Event registrations bound to this communicator end here (a later communicator at the
   // same address does not inherit them).
@@ -335,6 +383,7 @@ void start() {
   job = LocalJob::of_this_process();
   engine = &Runtime::instance().engine;
   start_events(engine->threaded());
+  start_nbc(engine->threaded());
 }
 
 const CommunicatorClasses* classes_of(const ompi_communicator_t* comm) {

@@ -4,13 +4,24 @@
 
 #include "checksum.h"
 #include "job_format.h"
+#include "nbc_overlap.h"
 
 namespace mpimon {
+
+CommunicatorClasses::CommunicatorClasses(std::string name, std::vector<int32_t> world_ranks, uint32_t context_id)
+    : name_(std::move(name)), world_ranks_(std::move(world_ranks)), context_id_(context_id) {}
+
+CommunicatorClasses::~CommunicatorClasses() = default;
+
+NbcTotals& CommunicatorClasses::nbc_totals() {
+  if (!nbc_) nbc_ = std::make_unique<NbcTotals>();
+  return *nbc_;
+}
 
 bool CommunicatorClasses::has_traffic() const noexcept {
   for (const Totals& t : totals_)
     if (t.count.load(std::memory_order_relaxed) != 0) return true;
-  return false;
+  return nbc_ != nullptr;  // a nonblocking collective completed here
 }
 
 std::string CommunicatorClasses::identity() const {
@@ -47,6 +58,7 @@ void CommunicatorRegistry::close(CommunicatorClasses* entry, std::string final_n
       it->totals_[c].count.fetch_add(entry->totals_[c].count.load(std::memory_order_relaxed));
       it->totals_[c].bytes.fetch_add(entry->totals_[c].bytes.load(std::memory_order_relaxed));
     }
+    if (entry->nbc_) it->nbc_totals().merge(*entry->nbc_);
     entries_.erase(self);
     return;
   }

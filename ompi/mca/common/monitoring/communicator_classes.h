@@ -20,11 +20,14 @@
 #include <atomic>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace mpimon {
+
+struct NbcTotals;  // nbc_overlap.h
 
 enum class CollectiveClass : uint8_t { one_to_all = 0, all_to_one = 1, all_to_all = 2 };
 inline constexpr int kCollectiveClassCount = 3;
@@ -36,8 +39,8 @@ struct ClassTotals {
 
 class CommunicatorClasses {
  public:
-  CommunicatorClasses(std::string name, std::vector<int32_t> world_ranks, uint32_t context_id = 0)
-      : name_(std::move(name)), world_ranks_(std::move(world_ranks)), context_id_(context_id) {}
+  CommunicatorClasses(std::string name, std::vector<int32_t> world_ranks, uint32_t context_id = 0);
+  ~CommunicatorClasses();
 
   void add(CollectiveClass c, uint64_t bytes) noexcept {
     Totals& t = totals_[static_cast<int>(c)];
@@ -57,6 +60,12 @@ class CommunicatorClasses {
   // The job-file identity (see above).
   std::string identity() const;
 
+  // The nonblocking collectives completed on this communicator (nbc_overlap.h): null
+  // until the first; nbc_totals() creates them. Written and read under the NbcTracker's
+  // lock.
+  const NbcTotals* nbc() const { return nbc_.get(); }
+  NbcTotals& nbc_totals();
+
  private:
   friend class CommunicatorRegistry;
   struct Totals {
@@ -67,6 +76,7 @@ class CommunicatorClasses {
   std::vector<int32_t> world_ranks_;  // the members (local group), in rank order
   uint32_t context_id_ = 0;
   Totals totals_[kCollectiveClassCount];
+  std::unique_ptr<NbcTotals> nbc_;
   bool open_ = true;
 };
 

@@ -11,6 +11,7 @@
 
 #include "communicator_classes.h"
 #include "engine.h"
+#include "nbc_overlap.h"
 #include "prof_format.h"
 
 namespace mpimon {
@@ -34,6 +35,7 @@ class Runtime {
   Engine engine;
   Settings settings;
   CommunicatorRegistry communicators;  // the COLL layer's per-communicator class totals
+  NbcTracker nbc;                      // pending nonblocking collectives (COLL and PML layers)
 
   // A layer that records registers how to switch its recording off and on again (used
   // while our own dump traffic runs, so it is never counted).

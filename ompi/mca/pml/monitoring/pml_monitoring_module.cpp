@@ -2,7 +2,8 @@
 // byte-word of this plugin's data), translate the peer to its world rank, pick the
 // category from the tag, record, then call the original PML function (a tail call).
 // The receive wrappers exist for the events only, and are in place only while a tool
-// listens to receive events.
+// listens to receive events. While a nonblocking collective is pending, the send
+// wrappers are preceded by its attribution (nbc_overlap.h).
 #include "pml_monitoring.h"
 #include "pml_monitoring_events.h"
 
@@ -12,6 +13,7 @@
 #include <ompi/mca/pml/base/pml_base_request.h>
 
 #include "engine.h"
+#include "nbc_overlap.h"
 #include "runtime.h"
 #include "world_rank.h"
 
@@ -263,11 +265,54 @@ int filtered_start(size_t count, ompi_request_t** requests) {
   return monitored_start(count, requests);
 }
 
+// ---------------------------------------------------------------------------------------
+// Nonblocking collectives. While at least one is pending (and only then: the tracker's
+// switch installs these), sends with negative tags are offered to the tracker, which
+// attributes those of a pending collective to it, then the send takes its usual path
+// (filtered or plain).
+
+NbcTracker* nbc_tracker = nullptr;
+
+int attributing_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (tag < 0) nbc_tracker->attribute_send(comm, tag, count * datatype->super.size);
+  if (state.private_communicators != nullptr) return filtered_isend(buf, count, datatype, dst, tag, mode, comm, request);
+  return monitored_isend(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+int attributing_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  if (tag < 0) nbc_tracker->attribute_send(comm, tag, count * datatype->super.size);
+  if (state.private_communicators != nullptr) return filtered_send(buf, count, datatype, dst, tag, mode, comm);
+  return monitored_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
 }  // namespace
 
 namespace {
 
 std::atomic<bool> recording{false};
+std::atomic<bool> attributing{false};  // some nonblocking collective is pending
+
+// Our send wrappers while recording (preceded by the attribution while a nonblocking
+// collective is pending), the PML's own otherwise.
+void install_send_wrappers() {
+  const bool on = recording.load(std::memory_order_relaxed);
+  const bool nbc = on && attributing.load(std::memory_order_relaxed);
+  const bool filter = state.private_communicators != nullptr;
+  __atomic_store_n(&mca_pml.pml_isend,
+                   !on ? state.original.pml_isend : nbc ? attributing_isend : filter ? filtered_isend : monitored_isend,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_send,
+                   !on ? state.original.pml_send : nbc ? attributing_send : filter ? filtered_send : monitored_send,
+                   __ATOMIC_RELAXED);
+}
+
+// The tracker's switch: the first collective became pending, or the last completed.
+void set_nbc_attribution(bool active) {
+  attributing.store(active, std::memory_order_relaxed);
+  install_send_wrappers();
+}
 
 // The receive wrappers exist only for the MPI_T receive events: in place while recording
 // and a tool listens, else receives go straight to the PML. (Called by the events library
@@ -288,12 +333,11 @@ void install_receive_wrappers() {
 }  // namespace
 
 void set_recording(bool on) {
+  recording.store(on, std::memory_order_relaxed);
+  install_send_wrappers();
   const bool filter = state.private_communicators != nullptr;
-  mca_pml.pml_isend = !on ? state.original.pml_isend : filter ? filtered_isend : monitored_isend;
-  mca_pml.pml_send = !on ? state.original.pml_send : filter ? filtered_send : monitored_send;
   mca_pml.pml_isend_init = !on ? state.original.pml_isend_init : filter ? filtered_isend_init : monitored_isend_init;
   mca_pml.pml_start = !on ? state.original.pml_start : filter ? filtered_start : monitored_start;
-  recording.store(on, std::memory_order_relaxed);
   install_receive_wrappers();
 }
 
@@ -320,6 +364,8 @@ void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   set_recording(true);
   Runtime::instance().add_layer(set_recording);
   Runtime::instance().set_private_filter_switch(filter_private_communicators);
+  nbc_tracker = &Runtime::instance().nbc;
+  nbc_tracker->add_switch(set_nbc_attribution);
 }
 
 }  // namespace mpimon::pml

@@ -1,0 +1,322 @@
+#include "nbc_overlap.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "communicator_classes.h"
+#include "job_format.h"
+
+namespace mpimon {
+
+const char* nbc_kind_name(NbcKind kind) noexcept {
+#define MPIMON_NBC_KIND_NAME(name) #name,
+  static constexpr const char* names[] = {MPIMON_NBC_KINDS(MPIMON_NBC_KIND_NAME)};
+#undef MPIMON_NBC_KIND_NAME
+  static_assert(sizeof names / sizeof names[0] == kNbcKindCount);
+  const auto i = static_cast<unsigned>(kind);
+  return i < kNbcKindCount ? names[i] : "unknown";
+}
+
+unsigned overlap_bucket(double overlap) noexcept {
+  if (!(overlap > 0)) return 0;  // also NaN
+  const auto k = static_cast<unsigned>(overlap * kOverlapBuckets);
+  return std::min<unsigned>(k, kOverlapBuckets - 1);
+}
+
+double NbcCall::overlap() const noexcept {
+  if (!waited) return 1.0;
+  if (bytes > 0) return static_cast<double>(bytes_before_wait) / static_cast<double>(bytes);
+  if (messages > 0) return static_cast<double>(messages_before_wait) / static_cast<double>(messages);
+  return 0.0;
+}
+
+void NbcKindTotals::add(const NbcCall& call) noexcept {
+  const double overlap = call.overlap();
+  ++calls;
+  waited_calls += call.waited;
+  duration_ticks += call.duration_ticks;
+  blocked_ticks += call.blocked_ticks;
+  bytes += call.bytes;
+  bytes_before_wait += call.waited ? call.bytes_before_wait : call.bytes;
+  overlap_sum += overlap;
+  ++histogram[overlap_bucket(overlap)];
+}
+
+void NbcKindTotals::merge(const NbcKindTotals& o) noexcept {
+  calls += o.calls;
+  waited_calls += o.waited_calls;
+  duration_ticks += o.duration_ticks;
+  blocked_ticks += o.blocked_ticks;
+  bytes += o.bytes;
+  bytes_before_wait += o.bytes_before_wait;
+  overlap_sum += o.overlap_sum;
+  for (int k = 0; k < kOverlapBuckets; ++k) histogram[k] += o.histogram[k];
+}
+
+NbcKindTotals NbcTotals::sum() const noexcept {
+  NbcKindTotals all;
+  for (const NbcKindTotals& k : kinds) all.merge(k);
+  return all;
+}
+
+void NbcTotals::merge(const NbcTotals& other) noexcept {
+  for (int k = 0; k < kNbcKindCount; ++k) kinds[k].merge(other.kinds[k]);
+}
+
+double NbcTotals::byte_weighted_overlap() const noexcept {
+  const NbcKindTotals all = sum();
+  if (all.bytes > 0) return static_cast<double>(all.bytes_before_wait) / static_cast<double>(all.bytes);
+  return all.calls > 0 ? all.overlap_sum / static_cast<double>(all.calls) : 0.0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The tracker
+
+struct NbcTracker::Pending {
+  const void* comm = nullptr;
+  const void* local_comm = nullptr;
+  const void* request = nullptr;
+  CommunicatorClasses* destination = nullptr;
+  NbcKind kind = NbcKind::iallgather;
+  int32_t lowest_tag = 0, first_tag = -1;  // indexed tags (none when lowest > first)
+  bool starting = false;  // inside its MPI_I... call
+  bool completed = false;
+  int waiters = 0;  // wait calls in progress that include it
+  uint64_t start = 0, end = 0;
+  NbcCall call;
+};
+
+namespace {
+// The collective whose MPI_I... call this thread is inside (sends posted there are its
+// own whatever their tag: its module may not have reserved the tags we expect).
+thread_local NbcTracker::Pending* starting_here = nullptr;
+// A module reserving more tags than this per call is only followed inside its call.
+constexpr int32_t kMaxIndexedTags = 4096;
+}  // namespace
+
+NbcTracker::NbcTracker(SyncClock::Source source) : clock_(source) {}
+
+void NbcTracker::add_switch(Switch activity_switch) {
+  Guard guard(*this);
+  switches_.push_back(activity_switch);
+  if (pending_ > 0) activity_switch(true);
+}
+
+void NbcTracker::set_pending_count(size_t count) {
+  const bool was = pending_ > 0, is = count > 0;
+  pending_ = count;
+  if (was != is)
+    for (Switch s : switches_) s(is);
+}
+
+size_t NbcTracker::pending() const {
+  Guard guard(*this);
+  return pending_;
+}
+
+void NbcTracker::index_tags(Pending* p, bool insert) {
+  if (p->lowest_tag > p->first_tag) return;
+  for (int32_t tag = p->first_tag; tag >= p->lowest_tag; --tag) {
+    for (const void* comm : {p->comm, p->local_comm}) {
+      if (comm == nullptr) continue;
+      if (insert) {
+        by_tag_[TagKey{comm, tag}] = p;
+      } else {
+        auto it = by_tag_.find(TagKey{comm, tag});
+        if (it != by_tag_.end() && it->second == p) by_tag_.erase(it);
+      }
+    }
+    if (tag == INT32_MIN) break;
+  }
+}
+
+NbcTracker::Pending* NbcTracker::begin(const void* comm, const void* local_comm, int32_t first_tag, NbcKind kind,
+                                       CommunicatorClasses* destination, uint64_t now) {
+  Guard guard(*this);
+  Pending* p;
+  if (free_.empty()) {
+    p = new Pending;
+  } else {
+    p = free_.back();
+    free_.pop_back();
+    *p = Pending{};
+  }
+  p->comm = comm;
+  p->local_comm = local_comm == comm ? nullptr : local_comm;
+  p->kind = kind;
+  p->destination = destination;
+  p->start = now;
+  p->starting = true;
+  // The tag its module will take first: indexed now, so that a send another thread (a
+  // progress thread) posts before the call returns is found.
+  p->first_tag = p->lowest_tag = first_tag;
+  index_tags(p, true);
+  live_.push_back(p);
+  starting_here = p;
+  set_pending_count(pending_ + 1);
+  return p;
+}
+
+void NbcTracker::started(Pending* p, int32_t lowest_tag, const void* request) {
+  Guard guard(*this);
+  if (starting_here == p) starting_here = nullptr;
+  p->starting = false;
+  if (p->completed) {  // completed inside its call
+    if (p->waiters == 0) finish(p);
+    return;
+  }
+  index_tags(p, false);
+  if (lowest_tag <= p->first_tag && p->first_tag - lowest_tag < kMaxIndexedTags) p->lowest_tag = lowest_tag;
+  else p->lowest_tag = p->first_tag + 1;  // no tag reserved (or too many): only sends inside the call were its
+  index_tags(p, true);
+  p->request = request;
+  if (request != nullptr) by_request_[request] = p;
+}
+
+void NbcTracker::abandon(Pending* p) {
+  Guard guard(*this);
+  if (starting_here == p) starting_here = nullptr;
+  index_tags(p, false);
+  if (p->request != nullptr) by_request_.erase(p->request);
+  live_.erase(std::find(live_.begin(), live_.end(), p));
+  if (!p->completed) set_pending_count(pending_ - 1);
+  free_.push_back(p);
+}
+
+void NbcTracker::completed(Pending* p, uint64_t now) {
+  Guard guard(*this);
+  if (p->completed) return;
+  p->completed = true;
+  p->end = now;
+  index_tags(p, false);
+  if (p->request != nullptr) {
+    auto it = by_request_.find(p->request);
+    if (it != by_request_.end() && it->second == p) by_request_.erase(it);
+  }
+  set_pending_count(pending_ - 1);
+  if (p->waiters == 0 && !p->starting) finish(p);
+}
+
+void NbcTracker::finish(Pending* p) {
+  p->call.duration_ticks = p->end > p->start ? p->end - p->start : 0;
+  if (p->destination != nullptr) p->destination->nbc_totals()[p->kind].add(p->call);
+  live_.erase(std::find(live_.begin(), live_.end(), p));
+  free_.push_back(p);
+}
+
+bool NbcTracker::attribute_send(const void* comm, int32_t tag, uint64_t bytes) {
+  Guard guard(*this);
+  Pending* p = starting_here;
+  if (p == nullptr || (comm != p->comm && comm != p->local_comm)) {
+    auto it = by_tag_.find(TagKey{comm, tag});
+    if (it == by_tag_.end()) return false;
+    p = it->second;
+  }
+  p->call.bytes += bytes;
+  ++p->call.messages;
+  if (!p->call.waited) {
+    p->call.bytes_before_wait += bytes;
+    ++p->call.messages_before_wait;
+  }
+  return true;
+}
+
+void NbcTracker::wait_begin(const void* const* requests, size_t count, uint64_t now, Wait& wait) {
+  Guard guard(*this);
+  wait.begin = now;
+  if (by_request_.empty()) return;
+  for (size_t i = 0; i < count; ++i) {
+    auto it = by_request_.find(requests[i]);
+    if (it == by_request_.end()) continue;
+    Pending* p = it->second;
+    if (std::find(wait.collectives.begin(), wait.collectives.end(), p) != wait.collectives.end()) continue;
+    p->call.waited = true;
+    ++p->waiters;
+    wait.collectives.push_back(p);
+  }
+}
+
+void NbcTracker::wait_end(Wait& wait, uint64_t now) {
+  if (wait.collectives.empty()) return;
+  Guard guard(*this);
+  for (Pending* p : wait.collectives) {
+    // Blocked until it completed, or until the wait returned without it (waitany/some).
+    const uint64_t until = p->completed ? std::min(p->end, now) : now;
+    if (until > wait.begin) p->call.blocked_ticks += until - wait.begin;
+    if (--p->waiters == 0 && p->completed && !p->starting) finish(p);
+  }
+  wait.collectives.clear();
+}
+
+void NbcTracker::detach(const CommunicatorClasses* destination) {
+  Guard guard(*this);
+  for (Pending* p : live_)
+    if (p->destination == destination) p->destination = nullptr;
+}
+
+}  // namespace mpimon
+
+namespace mpimon {
+
+NbcTracker::~NbcTracker() {
+  for (Pending* p : live_) delete p;
+  for (Pending* p : free_) delete p;
+}
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string histogram_text(const NbcKindTotals& t) {
+  std::string out;
+  for (int k = 0; k < kOverlapBuckets; ++k) {
+    if (k) out += ',';
+    out += std::to_string(t.histogram[k]);
+  }
+  return out;
+}
+
+// Calls visit(name, kind, totals) for every communicator and kind with calls.
+template <typename Visit>
+void for_each_kind(const CommunicatorRegistry& registry, Visit&& visit) {
+  registry.for_each([&](const CommunicatorClasses& e) {
+    const NbcTotals* totals = e.nbc();
+    if (totals == nullptr) return;
+    for (int k = 0; k < kNbcKindCount; ++k)
+      if (totals->kinds[k].calls > 0) visit(e.name(), static_cast<NbcKind>(k), totals->kinds[k]);
+  });
+}
+
+}  // namespace
+
+std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
+  std::string out;
+  for_each_kind(registry, [&](const std::string& name, NbcKind kind, const NbcKindTotals& t) {
+    out += "# NBC\t" + std::to_string(me) + "\t" + escape_name(name, false) + "\t" + nbc_kind_name(kind) + "\t" +
+           std::to_string(t.calls) + " calls\t" + std::to_string(t.waited_calls) + " waited\t" +
+           fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " s\t" +
+           fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " s blocked\t" +
+           std::to_string(t.bytes) + " bytes\t" + std::to_string(t.bytes_before_wait) + " bytes before wait\t" +
+           fixed(t.overlap_sum / static_cast<double>(t.calls), 6) + "\t" + histogram_text(t) + "\n";
+  });
+  return out;
+}
+
+std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
+  std::string out;
+  for_each_kind(registry, [&](const std::string& name, NbcKind kind, const NbcKindTotals& t) {
+    out += "nbc_overlap " + std::to_string(me) + " " + escape_name(name, true) + " " + nbc_kind_name(kind) + " " +
+           std::to_string(t.calls) + " " + std::to_string(t.waited_calls) + " " +
+           fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " " +
+           fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " " + std::to_string(t.bytes) + " " +
+           std::to_string(t.bytes_before_wait) + " " + fixed(t.overlap_sum / static_cast<double>(t.calls), 6) + " " +
+           histogram_text(t) + "\n";
+  });
+  return out;
+}
+
+}  // namespace mpimon

@@ -1,0 +1,335 @@
+// Nonblocking-collective overlap scenarios: the coll_monitoring_nbc_* performance
+// variables around known patterns. Prints "rank <r>: OK <mode>" or what differed, and,
+// for the overlap modes, "rank <r>: overlap <value> blocked <seconds>".
+//
+//   nbc_patterns kinds                      every nonblocking kind on MPI_COMM_WORLD, a split, a
+//                                           Cartesian ring and an intercommunicator; the calls counted
+//   nbc_patterns overlap <bytes> <seconds> alone|test
+//                                           MPI_Iallreduce of <bytes> (doubles), <seconds> of computation
+//                                           without MPI calls (alone) or with MPI_Test every 5 ms, MPI_Wait
+//   nbc_patterns exact                      2 ranks, deterministic schedules (libnbc): known overlaps
+//   nbc_patterns blocked                    rank 1 joins an MPI_Ibarrier 0.3 s late: rank 0 was blocked
+//   nbc_patterns tested                     an MPI_Ibarrier completed by MPI_Test before MPI_Wait
+//   nbc_patterns split <count> <seconds>    ibcast, ireduce, iallreduce, igather, iscatter of <count> ints
+//                                           during computation (for the split-tree runs)
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "scenario.h"
+
+namespace {
+
+using scenario::check;
+using scenario::rank;
+using scenario::size;
+MPI_T_pvar_session session;
+
+// A running handle on `name` bound to `comm` (COUNTER and TIMER variables report what
+// accumulated while it runs; PERCENTAGE reads the live value).
+struct Handle {
+  MPI_T_pvar_handle handle{};
+  Handle(const char* name, int klass, MPI_Comm comm) {
+    int count = 0;
+    MPI_T_pvar_handle_alloc(session, scenario::pvar_index(name, klass), &comm, &handle, &count);
+    check(count == 1, std::string(name) + " has " + std::to_string(count) + " values");
+    MPI_T_pvar_start(session, handle);
+  }
+  ~Handle() {
+    MPI_T_pvar_stop(session, handle);
+    MPI_T_pvar_handle_free(session, &handle);
+  }
+  double read_double() {
+    double v = -1;
+    MPI_T_pvar_read(session, handle, &v);
+    return v;
+  }
+  unsigned long long read_count() {
+    unsigned long long v = 0;
+    MPI_T_pvar_read(session, handle, &v);
+    return v;
+  }
+};
+
+struct Watch {  // the four variables on one communicator
+  Handle calls, overlap, blocked, duration;
+  explicit Watch(MPI_Comm comm)
+      : calls("coll_monitoring_nbc_calls", MPI_T_PVAR_CLASS_COUNTER, comm),
+        overlap("coll_monitoring_nbc_overlap", MPI_T_PVAR_CLASS_PERCENTAGE, comm),
+        blocked("coll_monitoring_nbc_blocked_time", MPI_T_PVAR_CLASS_TIMER, comm),
+        duration("coll_monitoring_nbc_duration", MPI_T_PVAR_CLASS_TIMER, comm) {}
+};
+
+// Computation without any MPI call for `seconds`; with `poll`, MPI_Test on `request`
+// every 5 ms.
+void compute(double seconds, MPI_Request* poll = nullptr) {
+  using clock = std::chrono::steady_clock;
+  const auto end = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+  auto next_test = clock::now() + std::chrono::milliseconds(5);
+  volatile double x = 1.0;
+  while (clock::now() < end) {
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+    if (poll != nullptr && clock::now() >= next_test) {
+      int done = 0;
+      MPI_Test(poll, &done, MPI_STATUS_IGNORE);
+      next_test = clock::now() + std::chrono::milliseconds(5);
+    }
+  }
+}
+
+void wait(MPI_Request* r) { MPI_Wait(r, MPI_STATUS_IGNORE); }
+
+// Every nonblocking collective an intracommunicator has (17), each waited for at once.
+int every_intra_kind(MPI_Comm c, bool intercomm) {
+  int n = 0, me = 0;
+  if (intercomm) {
+    MPI_Comm_remote_size(c, &n);
+  } else {
+    MPI_Comm_size(c, &n);
+  }
+  MPI_Comm_rank(c, &me);
+  std::vector<int> in(64 * (n + 2)), out(64 * (n + 2)), counts(n, 2), displs(n);
+  std::vector<MPI_Datatype> types(n, MPI_INT);
+  for (int i = 0; i < n; ++i) displs[i] = 2 * i;
+  MPI_Request r;
+  int calls = 0;
+  auto run = [&](int rc) {
+    check(rc == MPI_SUCCESS, "call " + std::to_string(calls));
+    wait(&r);
+    ++calls;
+  };
+  // Rooted collectives: root 0 of the first group (intercommunicator: MPI_ROOT there,
+  // 0 in the other group, MPI_PROC_NULL for the rest of the first group).
+  int root = 0;
+  if (intercomm) {
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    const bool first_group = world_rank < size / 2;
+    root = first_group ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  }
+  run(MPI_Iallgather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, c, &r));
+  run(MPI_Iallgatherv(out.data(), 2, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, c, &r));
+  run(MPI_Iallreduce(out.data(), in.data(), 2, MPI_INT, MPI_SUM, c, &r));
+  run(MPI_Ialltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, c, &r));
+  run(MPI_Ialltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), counts.data(), displs.data(),
+                     MPI_INT, c, &r));
+  std::vector<int> wdispls(n);
+  for (int i = 0; i < n; ++i) wdispls[i] = displs[i] * static_cast<int>(sizeof(int));
+  run(MPI_Ialltoallw(out.data(), counts.data(), wdispls.data(), types.data(), in.data(), counts.data(),
+                     wdispls.data(), types.data(), c, &r));
+  run(MPI_Ibarrier(c, &r));
+  run(MPI_Ibcast(out.data(), 2, MPI_INT, root, c, &r));
+  if (!intercomm) run(MPI_Iexscan(out.data(), in.data(), 2, MPI_INT, MPI_SUM, c, &r));
+  run(MPI_Igather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, root, c, &r));
+  run(MPI_Igatherv(out.data(), 2, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, root, c, &r));
+  run(MPI_Ireduce(out.data(), in.data(), 2, MPI_INT, MPI_SUM, root, c, &r));
+  int local_size = 0;
+  MPI_Comm_size(c, &local_size);
+  std::vector<int> rs_counts(intercomm ? std::max(local_size, n) : n, 2);
+  run(MPI_Ireduce_scatter(out.data(), in.data(), rs_counts.data(), MPI_INT, MPI_SUM, c, &r));
+  run(MPI_Ireduce_scatter_block(out.data(), in.data(), 2, MPI_INT, MPI_SUM, c, &r));
+  if (!intercomm) run(MPI_Iscan(out.data(), in.data(), 2, MPI_INT, MPI_SUM, c, &r));
+  run(MPI_Iscatter(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, root, c, &r));
+  run(MPI_Iscatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), 2, MPI_INT, root, c, &r));
+  return calls;
+}
+
+// The five neighbourhood collectives on a topology communicator with `degree` neighbours.
+int every_neighbor_kind(MPI_Comm c, int degree) {
+  std::vector<int> in(8 * degree + 8), out(8 * degree + 8), counts(degree, 2), displs(degree);
+  std::vector<MPI_Aint> wdispls(degree);
+  std::vector<MPI_Datatype> types(degree, MPI_INT);
+  for (int i = 0; i < degree; ++i) displs[i] = 2 * i, wdispls[i] = 8 * i;
+  MPI_Request r;
+  MPI_Ineighbor_allgather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, c, &r);
+  wait(&r);
+  MPI_Ineighbor_allgatherv(out.data(), 2, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, c, &r);
+  wait(&r);
+  MPI_Ineighbor_alltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, c, &r);
+  wait(&r);
+  MPI_Ineighbor_alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), counts.data(), displs.data(),
+                          MPI_INT, c, &r);
+  wait(&r);
+  MPI_Ineighbor_alltoallw(out.data(), counts.data(), wdispls.data(), types.data(), in.data(), counts.data(),
+                          wdispls.data(), types.data(), c, &r);
+  wait(&r);
+  return 5;
+}
+
+void expect_calls(Watch& w, unsigned long long expected, const std::string& what) {
+  const unsigned long long calls = w.calls.read_count();
+  const double overlap = w.overlap.read_double(), blocked = w.blocked.read_double(),
+               duration = w.duration.read_double();
+  check(calls == expected, what + ": " + std::to_string(calls) + " calls, expected " + std::to_string(expected));
+  check(overlap >= 0 && overlap <= 1, what + ": overlap " + std::to_string(overlap));
+  check(blocked >= 0 && duration >= blocked && duration < 600,
+        what + ": blocked " + std::to_string(blocked) + " s of " + std::to_string(duration) + " s");
+}
+
+void kinds() {
+  MPI_Comm reversed, ring, half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
+  MPI_Comm_set_name(reversed, "reversed");
+  const int dims[1] = {size}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  MPI_Comm_set_name(ring, "ring");
+  const int first_group = rank < size / 2;
+  MPI_Comm_split(MPI_COMM_WORLD, first_group, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, first_group ? size / 2 : 0, 7, &inter);
+  MPI_Comm_set_name(inter, "inter");
+  {
+    Watch world(MPI_COMM_WORLD), rev(reversed), cart(ring), ic(inter);
+    const int world_calls = every_intra_kind(MPI_COMM_WORLD, false);
+    const int reversed_calls = every_intra_kind(reversed, false);
+    const int ring_calls = every_neighbor_kind(ring, 2);
+    const int inter_calls = every_intra_kind(inter, true);
+    // Communicator creation's own iallreduce (context ids) is not the application's.
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_free(&dup);
+    expect_calls(world, world_calls, "MPI_COMM_WORLD");
+    expect_calls(rev, reversed_calls, "reversed");
+    expect_calls(cart, ring_calls, "ring");
+    expect_calls(ic, inter_calls, "inter");
+  }
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&ring);
+  MPI_Comm_free(&reversed);
+}
+
+void overlap(long long bytes, double seconds, bool poll) {
+  const size_t count = static_cast<size_t>(bytes) / sizeof(double);
+  std::vector<double> in(count, 1.0 + rank), out(count);
+  Watch w(MPI_COMM_WORLD);
+  MPI_Request r;
+  MPI_Iallreduce(in.data(), out.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+  compute(seconds, poll ? &r : nullptr);
+  wait(&r);
+  const double expected = size * (size + 1) / 2.0;
+  check(out.front() == expected && out.back() == expected, "allreduce result");
+  std::printf("rank %d: overlap %.6f blocked %.6f duration %.6f\n", rank, w.overlap.read_double(),
+              w.blocked.read_double(), w.duration.read_double());
+  check(w.calls.read_count() == 1, "one call");
+}
+
+// libnbc on 2 ranks, binomial schedules: an MPI_Iallreduce of 4 ints sends rank 1's data
+// to rank 0 in its first round (inside the call) and rank 0's result back in the second
+// (in progress, here inside MPI_Wait). Waited for at once: rank 1 overlapped fully, rank 0
+// not at all. The same completed by MPI_Test first: both fully. (One communicator each:
+// the overlap variable covers every call since MPI_Init.)
+void exact() {
+  int in[4] = {1, 2, 3, 4}, out[4];
+  MPI_Request r;
+  MPI_Comm first, second;
+  MPI_Comm_dup(MPI_COMM_WORLD, &first);
+  MPI_Comm_dup(MPI_COMM_WORLD, &second);
+  {
+    Watch w(first);
+    MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, first, &r);
+    wait(&r);
+    const double overlap = w.overlap.read_double();
+    check(overlap == (rank == 1 ? 1.0 : 0.0), "waited at once: overlap " + std::to_string(overlap));
+    check(out[3] == 8, "result");
+  }
+  {
+    Watch w(second);
+    MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, second, &r);
+    for (int done = 0; !done;) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    const double overlap = w.overlap.read_double();
+    check(overlap == 1.0 && w.blocked.read_double() == 0.0, "completed by MPI_Test: overlap " + std::to_string(overlap));
+  }
+  MPI_Comm_free(&first);
+  MPI_Comm_free(&second);
+}
+
+void blocked() {
+  Watch w(MPI_COMM_WORLD);
+  MPI_Request r;
+  if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  wait(&r);
+  const double blocked = w.blocked.read_double(), duration = w.duration.read_double();
+  // Rank 0 cannot complete before rank 1 joins (lower bounds only: load only adds time).
+  if (rank == 0) check(blocked >= 0.25 && duration >= blocked, "blocked " + std::to_string(blocked) + " s");
+  std::printf("rank %d: overlap %.6f blocked %.6f duration %.6f\n", rank, w.overlap.read_double(), blocked, duration);
+}
+
+void tested() {
+  Watch w(MPI_COMM_WORLD);
+  MPI_Request r;
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  for (int done = 0; !done;) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+  MPI_Request again = MPI_REQUEST_NULL;
+  MPI_Wait(&again, MPI_STATUS_IGNORE);
+  check(w.overlap.read_double() == 1.0, "overlap " + std::to_string(w.overlap.read_double()));
+  check(w.blocked.read_double() == 0.0, "blocked " + std::to_string(w.blocked.read_double()));
+  check(w.calls.read_count() == 1, "calls");
+}
+
+// The five tree collectives the split tree implements, each during `seconds` of
+// computation, with their results checked.
+void split(int count, double seconds) {
+  std::vector<int> data(static_cast<size_t>(count) * size), result(static_cast<size_t>(count) * size);
+  Watch w(MPI_COMM_WORLD);
+  MPI_Request r;
+  for (int i = 0; i < count; ++i) data[i] = rank * 1000 + i;
+  // ibcast from the last rank
+  std::vector<int> bcast(count, rank == size - 1 ? 7 : 0);
+  MPI_Ibcast(bcast.data(), count, MPI_INT, size - 1, MPI_COMM_WORLD, &r);
+  compute(seconds);
+  wait(&r);
+  check(bcast.front() == 7 && bcast.back() == 7, "ibcast");
+  MPI_Ireduce(data.data(), result.data(), count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r);
+  compute(seconds);
+  wait(&r);
+  if (rank == 0) check(result[count - 1] == 1000 * size * (size - 1) / 2 + size * (count - 1), "ireduce");
+  MPI_Iallreduce(data.data(), result.data(), count, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r);
+  compute(seconds);
+  wait(&r);
+  check(result[0] == 1000 * (size - 1), "iallreduce");
+  MPI_Igather(data.data(), count, MPI_INT, result.data(), count, MPI_INT, 1 % size, MPI_COMM_WORLD, &r);
+  compute(seconds);
+  wait(&r);
+  if (rank == 1 % size) check(result[static_cast<size_t>(count) * (size - 1)] == 1000 * (size - 1), "igather");
+  for (int i = 0; i < count * size; ++i) data[i] = i;
+  MPI_Iscatter(data.data(), count, MPI_INT, result.data(), count, MPI_INT, 0, MPI_COMM_WORLD, &r);
+  compute(seconds);
+  wait(&r);
+  check(result[0] == rank * count, "iscatter");
+  std::printf("rank %d: overlap %.6f blocked %.6f duration %.6f\n", rank, w.overlap.read_double(),
+              w.blocked.read_double(), w.duration.read_double());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool threads = mode == "split";
+  scenario::init(argc, argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
+  MPI_T_pvar_session_create(&session);
+  if (mode == "kinds") {
+    kinds();
+  } else if (mode == "overlap" && argc > 4) {
+    overlap(std::atoll(argv[2]), std::atof(argv[3]), std::string(argv[4]) == "test");
+  } else if (mode == "exact") {
+    exact();
+  } else if (mode == "blocked") {
+    blocked();
+  } else if (mode == "tested") {
+    tested();
+  } else if (mode == "split" && argc > 3) {
+    split(std::atoi(argv[2]), std::atof(argv[3]));
+  } else {
+    std::fprintf(stderr, "nbc_patterns: unknown mode '%s'\n", mode.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_T_pvar_session_free(&session);
+  return scenario::report_and_finalize(mode);
+}

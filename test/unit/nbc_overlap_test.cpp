@@ -1,0 +1,243 @@
+// The nonblocking-collective tracker with synthetic timestamps: which sends belong to
+// which collective, what "before the wait" and "blocked" mean, the per-kind totals, the
+// activity switches and the dump lines.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "communicator_classes.h"
+#include "nbc_overlap.h"
+
+using namespace mpimon;
+
+namespace {
+
+int comm_a, comm_b, local_of_b;  // stand-ins for communicators (only addresses are used)
+int request_1, request_2;
+
+struct Switches {
+  static inline std::vector<bool> calls;
+  static void record(bool active) { calls.push_back(active); }
+};
+
+class NbcTrackerTest : public ::testing::Test {
+ protected:
+  NbcTrackerTest() : tracker(SyncClock::Source::steady) { Switches::calls.clear(); }
+  CommunicatorRegistry registry;
+  CommunicatorClasses* entry = registry.open("world", {0, 1});
+  NbcTracker tracker;
+  const NbcKindTotals& totals(NbcKind kind) { return (*entry->nbc())[kind]; }
+};
+
+}  // namespace
+
+TEST(NbcCall, OverlapIsTheByteShareBeforeTheWaitOrOneWithoutWait) {
+  NbcCall call;
+  call.bytes = 100;
+  call.bytes_before_wait = 25;
+  call.messages = 4;
+  call.messages_before_wait = 1;
+  EXPECT_DOUBLE_EQ(call.overlap(), 1.0) << "never waited for";
+  call.waited = true;
+  EXPECT_DOUBLE_EQ(call.overlap(), 0.25);
+  NbcCall zero_bytes;
+  zero_bytes.waited = true;
+  zero_bytes.messages = 4;
+  zero_bytes.messages_before_wait = 3;
+  EXPECT_DOUBLE_EQ(zero_bytes.overlap(), 0.75) << "0-byte messages (ibarrier): the share of messages";
+  NbcCall nothing;
+  nothing.waited = true;
+  EXPECT_DOUBLE_EQ(nothing.overlap(), 0.0) << "posted nothing and had to wait";
+}
+
+TEST(NbcCall, HistogramBucketsAreTenthsWithOneInTheLast) {
+  EXPECT_EQ(overlap_bucket(0.0), 0u);
+  EXPECT_EQ(overlap_bucket(0.0999), 0u);
+  EXPECT_EQ(overlap_bucket(0.1), 1u);
+  EXPECT_EQ(overlap_bucket(0.95), 9u);
+  EXPECT_EQ(overlap_bucket(1.0), 9u);
+  EXPECT_EQ(overlap_bucket(-1.0), 0u);
+}
+
+TEST_F(NbcTrackerTest, SendsBeforeTheFirstWaitCountAsOverlapped) {
+  tracker.add_switch(Switches::record);
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -27, NbcKind::iallreduce, entry, 1000);
+  EXPECT_TRUE(tracker.attribute_send(&comm_a, -27, 100)) << "inside the call";
+  tracker.started(p, -27, &request_1);
+  EXPECT_TRUE(tracker.attribute_send(&comm_a, -27, 200)) << "progress before the wait";
+  EXPECT_FALSE(tracker.attribute_send(&comm_a, -28, 50)) << "another tag";
+  EXPECT_FALSE(tracker.attribute_send(&comm_b, -27, 50)) << "another communicator";
+  NbcTracker::Wait wait;
+  const void* requests[] = {&request_2, &request_1};
+  tracker.wait_begin(requests, 2, 5000, wait);
+  ASSERT_EQ(wait.collectives.size(), 1u);
+  EXPECT_TRUE(tracker.attribute_send(&comm_a, -27, 700)) << "inside the wait";
+  tracker.completed(p, 8000);
+  tracker.wait_end(wait, 9000);
+  EXPECT_EQ(tracker.pending(), 0u);
+  const NbcKindTotals& t = totals(NbcKind::iallreduce);
+  EXPECT_EQ(t.calls, 1u);
+  EXPECT_EQ(t.waited_calls, 1u);
+  EXPECT_EQ(t.duration_ticks, 7000u);
+  EXPECT_EQ(t.blocked_ticks, 3000u) << "from the wait's start to the completion, not to the wait's return";
+  EXPECT_EQ(t.bytes, 1000u);
+  EXPECT_EQ(t.bytes_before_wait, 300u);
+  EXPECT_DOUBLE_EQ(t.overlap_sum, 0.3);
+  EXPECT_EQ(t.histogram[3], 1u);
+  EXPECT_EQ(Switches::calls, (std::vector<bool>{true, false}));
+}
+
+TEST_F(NbcTrackerTest, CompletedBeforeAnyWaitOverlapsFully) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -30, NbcKind::ibcast, entry, 0);
+  tracker.started(p, -30, &request_1);
+  tracker.attribute_send(&comm_a, -30, 64);
+  tracker.completed(p, 10);
+  NbcTracker::Wait wait;  // the application waits on the completed request afterwards
+  const void* requests[] = {&request_1};
+  tracker.wait_begin(requests, 1, 20, wait);
+  EXPECT_TRUE(wait.collectives.empty());
+  tracker.wait_end(wait, 30);
+  const NbcKindTotals& t = totals(NbcKind::ibcast);
+  EXPECT_EQ(t.calls, 1u);
+  EXPECT_EQ(t.waited_calls, 0u);
+  EXPECT_EQ(t.blocked_ticks, 0u);
+  EXPECT_DOUBLE_EQ(t.overlap_sum, 1.0);
+  EXPECT_EQ(t.histogram[9], 1u);
+}
+
+TEST_F(NbcTrackerTest, AWaitThatReturnsWithoutItStillBlockedOnIt) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -40, NbcKind::ibarrier, entry, 0);
+  tracker.started(p, -40, &request_1);
+  tracker.attribute_send(&comm_a, -40, 0);
+  NbcTracker::Wait any;  // MPI_Waitany: another request completed first
+  const void* requests[] = {&request_1, &request_2};
+  tracker.wait_begin(requests, 2, 100, any);
+  tracker.wait_end(any, 150);
+  tracker.attribute_send(&comm_a, -40, 0);  // progressed later, after the first wait
+  NbcTracker::Wait wait;
+  tracker.wait_begin(requests, 1, 300, wait);
+  tracker.completed(p, 320);
+  tracker.wait_end(wait, 330);
+  const NbcKindTotals& t = totals(NbcKind::ibarrier);
+  EXPECT_EQ(t.blocked_ticks, 70u);
+  EXPECT_EQ(t.bytes, 0u);
+  EXPECT_DOUBLE_EQ(t.overlap_sum, 0.5) << "0-byte messages: one of two before the first wait";
+}
+
+TEST_F(NbcTrackerTest, ReservedTagRangeAndLocalCommunicatorAreFollowed) {
+  NbcTracker::Pending* p = tracker.begin(&comm_b, &local_of_b, -50, NbcKind::ibcast, entry, 0);
+  tracker.started(p, -53, &request_1);  // a module that reserved four tags
+  EXPECT_TRUE(tracker.attribute_send(&comm_b, -53, 1));
+  EXPECT_TRUE(tracker.attribute_send(&local_of_b, -51, 1)) << "intercommunicator: its local communicator";
+  EXPECT_FALSE(tracker.attribute_send(&comm_b, -54, 1));
+  tracker.completed(p, 1);
+  EXPECT_EQ(totals(NbcKind::ibcast).bytes, 2u);
+}
+
+TEST_F(NbcTrackerTest, SendsInsideTheCallBelongToItWhateverTheirTag) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -60, NbcKind::igather, entry, 0);
+  EXPECT_TRUE(tracker.attribute_send(&comm_a, -12, 8));
+  tracker.started(p, -59, nullptr);  // reserved no tag: only its in-call sends are known
+  EXPECT_FALSE(tracker.attribute_send(&comm_a, -60, 8));
+  tracker.completed(p, 5);
+  EXPECT_EQ(totals(NbcKind::igather).bytes, 8u);
+}
+
+TEST_F(NbcTrackerTest, ASendOfAnotherThreadDuringTheCallUsesTheFirstTag) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -70, NbcKind::ibcast, entry, 0);
+  bool found = false;
+  std::thread([&] { found = tracker.attribute_send(&comm_a, -70, 3); }).join();  // a progress thread
+  EXPECT_TRUE(found);
+  tracker.started(p, -70, &request_1);
+  tracker.completed(p, 1);
+  EXPECT_EQ(totals(NbcKind::ibcast).bytes, 3u);
+}
+
+TEST_F(NbcTrackerTest, CompletionInsideTheCallIsCountedWhenTheCallReturns) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -80, NbcKind::iscan, entry, 0);
+  tracker.completed(p, 4);
+  EXPECT_EQ(entry->nbc(), nullptr);
+  tracker.started(p, -80, &request_1);
+  EXPECT_EQ(totals(NbcKind::iscan).calls, 1u);
+  EXPECT_EQ(totals(NbcKind::iscan).duration_ticks, 4u);
+}
+
+TEST_F(NbcTrackerTest, AFailedCallIsForgotten) {
+  tracker.add_switch(Switches::record);
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -90, NbcKind::iscan, entry, 0);
+  tracker.abandon(p);
+  EXPECT_EQ(tracker.pending(), 0u);
+  EXPECT_FALSE(tracker.attribute_send(&comm_a, -90, 1));
+  EXPECT_EQ(entry->nbc(), nullptr);
+  EXPECT_EQ(Switches::calls, (std::vector<bool>{true, false}));
+}
+
+TEST_F(NbcTrackerTest, SwitchesFireOnlyOnTheFirstAndLastPendingCollective) {
+  tracker.add_switch(Switches::record);
+  NbcTracker::Pending* a = tracker.begin(&comm_a, nullptr, -1000, NbcKind::ibarrier, entry, 0);
+  tracker.started(a, -1000, &request_1);
+  NbcTracker::Pending* b = tracker.begin(&comm_a, nullptr, -1001, NbcKind::ibarrier, entry, 0);
+  tracker.started(b, -1001, &request_2);
+  EXPECT_EQ(tracker.pending(), 2u);
+  tracker.completed(a, 1);
+  tracker.completed(b, 2);
+  EXPECT_EQ(Switches::calls, (std::vector<bool>{true, false}));
+  EXPECT_EQ(totals(NbcKind::ibarrier).calls, 2u);
+}
+
+TEST_F(NbcTrackerTest, ACollectivePendingWhenItsCommunicatorIsFreedRecordsNowhere) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -110, NbcKind::ialltoall, entry, 0);
+  tracker.started(p, -110, &request_1);
+  tracker.detach(entry);
+  registry.close(entry, "world");
+  tracker.completed(p, 9);
+  EXPECT_EQ(registry.size(), 0u) << "no traffic: the entry was dropped, nothing wrote to it afterwards";
+}
+
+TEST_F(NbcTrackerTest, FreedCommunicatorsMergeTheirNonblockingTotals) {
+  for (int i = 0; i < 2; ++i) {
+    CommunicatorClasses* dup = registry.open("dup", {0, 1});
+    NbcTracker::Pending* p = tracker.begin(&comm_b, nullptr, -120 - i, NbcKind::iallgather, dup, 0);
+    tracker.started(p, -120 - i, &request_1);
+    tracker.completed(p, 10);
+    tracker.detach(dup);
+    registry.close(dup, "dup");
+  }
+  EXPECT_EQ(registry.size(), 2u) << "world and one merged 'dup'";
+  int merged_calls = 0;
+  registry.for_each([&](const CommunicatorClasses& e) {
+    if (e.name() == "dup") merged_calls = static_cast<int>((*e.nbc())[NbcKind::iallgather].calls);
+  });
+  EXPECT_EQ(merged_calls, 2);
+}
+
+TEST_F(NbcTrackerTest, ByteWeightedOverlapAndDumpLines) {
+  for (uint64_t before : {100u, 300u}) {  // 100 of 400 bytes, then 300 of 400
+    NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -130, NbcKind::iallreduce, entry, 0);
+    tracker.started(p, -130, &request_1);
+    tracker.attribute_send(&comm_a, -130, before);
+    NbcTracker::Wait wait;
+    const void* requests[] = {&request_1};
+    tracker.wait_begin(requests, 1, 1'000'000'000, wait);
+    tracker.attribute_send(&comm_a, -130, 400 - before);
+    tracker.completed(p, 1'500'000'000);
+    tracker.wait_end(wait, 1'500'000'000);
+  }
+  EXPECT_DOUBLE_EQ(entry->nbc()->byte_weighted_overlap(), 0.5);
+  EXPECT_EQ(format_job_nbc(3, registry, 1e-9),
+            "nbc_overlap 3 world iallreduce 2 2 3.000000000 1.000000000 800 400 0.500000 0,0,1,0,0,0,0,1,0,0\n");
+  EXPECT_EQ(format_prof_nbc(3, registry, 1e-9),
+            "# NBC\t3\tworld\tiallreduce\t2 calls\t2 waited\t3.000000000 s\t1.000000000 s blocked\t800 bytes\t"
+            "400 bytes before wait\t0.500000\t0,0,1,0,0,0,0,1,0,0\n");
+}
+
+TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {
+  NbcTotals totals;
+  EXPECT_DOUBLE_EQ(totals.byte_weighted_overlap(), 0.0);
+  NbcCall barrier;
+  barrier.waited = true;
+  barrier.messages = 2;
+  barrier.messages_before_wait = 2;
+  totals[NbcKind::ibarrier].add(barrier);
+  EXPECT_DOUBLE_EQ(totals.byte_weighted_overlap(), 1.0);
+}
