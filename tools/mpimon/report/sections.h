@@ -35,5 +35,7 @@ std::string collective_classes_section(const ReportInput& input);
 std::string rma_synchronisation_section(const ReportInput& input);
 // wait_state_sections.cpp
 std::string rma_wait_states_section(const ReportInput& input);
+// nbc_section.cpp
+std::string nbc_overlap_section(const ReportInput& input);
 
 }  // namespace mpimon::tools

@@ -1,0 +1,48 @@
+// `mpimon report`'s nonblocking-collective section from job-file annotations: sums over
+// ranks, the byte-weighted overlap, hostile fields left out.
+#include <gtest/gtest.h>
+
+#include "sections.h"
+
+using namespace mpimon;
+using namespace mpimon::tools;
+
+namespace {
+
+JobAnnotation line(std::vector<std::string> fields) { return JobAnnotation{"nbc_overlap", std::move(fields), 1}; }
+
+}  // namespace
+
+TEST(NbcSection, SumsTheRanksOfEachCommunicatorAndKind) {
+  ReportInput input;
+  input.annotations = {
+      line({"0", "MPI_COMM_WORLD", "iallreduce", "2", "2", "0.004", "0.001", "1000", "250", "0.25",
+            "1,0,1,0,0,0,0,0,0,0"}),
+      line({"1", "MPI_COMM_WORLD", "iallreduce", "2", "1", "0.002", "0.000", "1000", "750", "0.80",
+            "0,0,0,0,0,0,0,1,0,1"}),
+      line({"0", "my%20comm", "ibarrier", "1", "0", "0.001", "0", "0", "0", "1.0", "0,0,0,0,0,0,0,0,0,1"}),
+  };
+  const std::string html = nbc_overlap_section(input);
+  EXPECT_NE(html.find("<td style=\"text-align:left\">MPI_COMM_WORLD</td><td style=\"text-align:left\">iallreduce</td>"
+                      "<td>2</td><td>4</td><td>3</td><td>1.500</td><td>0.001000</td><td>0.500</td><td>0.525</td>"
+                      "<td>0 (0.250)</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find(">my comm</td>"), std::string::npos) << "names unescaped";
+}
+
+TEST(NbcSection, MalformedLinesAreLeftOutAndMarkupEscaped) {
+  ReportInput input;
+  input.annotations = {
+      line({"0", "w", "ibcast", "x", "0", "0", "0", "0", "0", "0", "0,0,0,0,0,0,0,0,0,1"}),
+      line({"0", "w", "ibcast", "1", "0", "0", "0", "0", "0", "-1", "0,0,0,0,0,0,0,0,0,1"}),
+      line({"0", "w", "ibcast", "1", "0", "0", "0", "0", "0", "1", "0,0,0,0,0,0,0,0,1"}),
+      line({"0", "w", "ibcast", "0", "0", "0", "0", "0", "0", "1", "0,0,0,0,0,0,0,0,0,0"}),
+      line({"0", "w"}),
+  };
+  EXPECT_NE(nbc_overlap_section(input).find("No nonblocking collective recorded"), std::string::npos);
+  input.annotations = {line({"0", "<b>", "ibcast", "1", "0", "0", "0", "0", "0", "1", "0,0,0,0,0,0,0,0,0,1"})};
+  const std::string html = nbc_overlap_section(input);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;"), std::string::npos);
+}

@@ -1,0 +1,113 @@
+// Report section: did the nonblocking collectives overlap? From the job file's
+// `nbc_overlap` annotations (docs/formats.md), summed over the ranks per communicator and
+// kind. Lines whose fields do not parse are left out (the reader checked the rest).
+#include <charconv>
+#include <cstdio>
+#include <map>
+#include <string_view>
+
+#include "heatmap.h"
+#include "sections.h"
+
+namespace mpimon::tools {
+
+namespace {
+
+constexpr int kBuckets = 10;
+
+struct KindSummary {
+  uint64_t ranks = 0, calls = 0, waited = 0, bytes = 0, before = 0;
+  double duration = 0, blocked = 0, overlap_sum = 0;
+  uint64_t histogram[kBuckets] = {};
+  double lowest_mean = 2;  // the rank with the lowest mean overlap
+  std::string lowest_rank;
+};
+
+bool parse(std::string_view text, uint64_t& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc{} && end == text.data() + text.size();
+}
+bool parse(std::string_view text, double& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc{} && end == text.data() + text.size() && value >= 0;
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// Ten deciles as a row of small bars (height: share of the calls).
+std::string histogram_cell(const uint64_t (&histogram)[kBuckets], uint64_t calls) {
+  std::string svg = "<svg width=\"60\" height=\"16\" role=\"img\"><title>";
+  for (int k = 0; k < kBuckets; ++k) svg += (k ? "," : "") + std::to_string(histogram[k]);
+  svg += " calls per overlap decile</title>";
+  for (int k = 0; k < kBuckets; ++k) {
+    const int h = calls ? static_cast<int>(16.0 * static_cast<double>(histogram[k]) / static_cast<double>(calls) + 0.5) : 0;
+    svg += "<rect x=\"" + std::to_string(6 * k) + "\" y=\"" + std::to_string(16 - h) + "\" width=\"5\" height=\"" +
+           std::to_string(h) + "\" fill=\"#3b528b\"/>";
+  }
+  return svg + "</svg>";
+}
+
+}  // namespace
+
+std::string nbc_overlap_section(const ReportInput& input) {
+  // fields: rank communicator kind calls waited duration blocked bytes before mean histogram
+  std::map<std::pair<std::string, std::string>, KindSummary> summaries;
+  for (const JobAnnotation& a : input.annotations) {
+    if (a.keyword != "nbc_overlap" || a.fields.size() != 11) continue;
+    uint64_t calls, waited, bytes, before, histogram[kBuckets] = {};
+    double duration, blocked, mean;
+    if (!parse(a.fields[3], calls) || !parse(a.fields[4], waited) || !parse(a.fields[5], duration) ||
+        !parse(a.fields[6], blocked) || !parse(a.fields[7], bytes) || !parse(a.fields[8], before) ||
+        !parse(a.fields[9], mean) || calls == 0)
+      continue;
+    std::string_view buckets = a.fields[10];
+    bool ok = true;
+    for (int k = 0; k < kBuckets && ok; ++k) {
+      const size_t comma = buckets.find(',');
+      ok = parse(buckets.substr(0, comma), histogram[k]) && ((k == kBuckets - 1) == (comma == std::string_view::npos));
+      buckets = comma == std::string_view::npos ? std::string_view{} : buckets.substr(comma + 1);
+    }
+    if (!ok) continue;
+    KindSummary& s = summaries[{unescape_name(a.fields[1]), a.fields[2]}];
+    ++s.ranks;
+    s.calls += calls;
+    s.waited += waited;
+    s.duration += duration;
+    s.blocked += blocked;
+    s.bytes += bytes;
+    s.before += before;
+    s.overlap_sum += mean * static_cast<double>(calls);
+    for (int k = 0; k < kBuckets; ++k) s.histogram[k] += histogram[k];
+    if (mean < s.lowest_mean) {
+      s.lowest_mean = mean;
+      s.lowest_rank = a.fields[0];
+    }
+  }
+  std::string out = "<h2>Nonblocking collectives: overlap</h2>\n";
+  if (summaries.empty())
+    return out + "<p>No nonblocking collective recorded (needs a job file from a run with the COLL layer).</p>\n";
+  out +=
+      "<p>Overlap of a call: the share of its point-to-point bytes posted before the application started to wait "
+      "for it (1 if it completed before any wait). Byte-weighted: over every call's bytes. Blocked: time in wait "
+      "calls on it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited for</th>"
+      "<th>mean duration (ms)</th><th>blocked (s, all ranks)</th><th>byte-weighted overlap</th><th>mean overlap</th>"
+      "<th>lowest rank (mean)</th><th>overlap deciles</th></tr>\n";
+  for (const auto& [key, s] : summaries) {
+    const double weighted = s.bytes ? static_cast<double>(s.before) / static_cast<double>(s.bytes)
+                                    : s.overlap_sum / static_cast<double>(s.calls);
+    out += "<tr><td style=\"text-align:left\">" + escape_markup(key.first) + "</td><td style=\"text-align:left\">" +
+           escape_markup(key.second) + "</td><td>" + std::to_string(s.ranks) + "</td><td>" + std::to_string(s.calls) +
+           "</td><td>" + std::to_string(s.waited) + "</td><td>" +
+           fixed(1000.0 * s.duration / static_cast<double>(s.calls), 3) + "</td><td>" + fixed(s.blocked, 6) +
+           "</td><td>" + fixed(weighted, 3) + "</td><td>" + fixed(s.overlap_sum / static_cast<double>(s.calls), 3) +
+           "</td><td>" + escape_markup(s.lowest_rank) + " (" + fixed(s.lowest_mean, 3) + ")</td><td>" +
+           histogram_cell(s.histogram, s.calls) + "</td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+}  // namespace mpimon::tools
