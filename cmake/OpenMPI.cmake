@@ -43,13 +43,18 @@ target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
 
 # An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
 # symbol visible, every symbol resolved at link time.
-#   mpimon_add_plugin(<target> <framework> [OUTPUT_DIRECTORY <dir>] <sources>...)
-# OUTPUT_DIRECTORY: a variant built elsewhere for the benchmarks (never installed).
+#   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [OUTPUT_DIRECTORY <dir>] <sources>...)
+# COMPONENT: default monitoring (linked to the engine, libmpimon_monitoring); other
+# components link what they need themselves. OUTPUT_DIRECTORY: a variant built elsewhere
+# for the benchmarks (never installed).
 function(mpimon_add_plugin target framework)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY" "")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY;COMPONENT" "")
+  if(NOT arg_COMPONENT)
+    set(arg_COMPONENT monitoring)
+  endif()
   add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS})
   set_target_properties(${target} PROPERTIES
-    PREFIX "" OUTPUT_NAME "mca_${framework}_monitoring"
+    PREFIX "" OUTPUT_NAME "mca_${framework}_${arg_COMPONENT}"
     LIBRARY_OUTPUT_DIRECTORY ${MPIMON_PLUGIN_DIR}
     CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$ORIGIN")
@@ -63,10 +68,13 @@ function(mpimon_add_plugin target framework)
   # (namespace std has default visibility): a version script keeps the component symbol
   # the only export.
   set(exports ${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
-  file(WRITE ${exports} "{ global: mca_${framework}_monitoring_component; local: *; };\n")
+  file(WRITE ${exports} "{ global: mca_${framework}_${arg_COMPONENT}_component; local: *; };\n")
   target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
-  target_link_libraries(${target} PRIVATE mpimon_monitoring mpimon_ompi_internal)
+  target_link_libraries(${target} PRIVATE mpimon_ompi_internal)
+  if(arg_COMPONENT STREQUAL "monitoring")
+    target_link_libraries(${target} PRIVATE mpimon_monitoring)
+  endif()
   # Calls into other libraries (the events library's raise, Open MPI's functions) go
   # through the GOT directly, one instruction less than through a PLT stub; every symbol
   # is resolved when Open MPI loads the plugin (it must be anyway: --no-undefined).

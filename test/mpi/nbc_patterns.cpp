@@ -12,6 +12,7 @@
 //   nbc_patterns tested                     an MPI_Ibarrier completed by MPI_Test before MPI_Wait
 //   nbc_patterns split <count> <seconds>    ibcast, ireduce, iallreduce, igather, iscatter of <count> ints
 //                                           during computation (for the split-tree runs)
+//   nbc_patterns --multiple <mode> ...      the same under MPI_THREAD_MULTIPLE (coll/splittree needs it)
 #include <mpi.h>
 
 #include <chrono>
@@ -310,9 +311,11 @@ void split(int count, double seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --multiple: MPI_THREAD_MULTIPLE (what coll/splittree needs); else MPI_THREAD_SINGLE.
+  const bool multiple = argc > 1 && std::string(argv[1]) == "--multiple";
+  if (multiple) --argc, ++argv;
   const std::string mode = argc > 1 ? argv[1] : "";
-  const bool threads = mode == "split";
-  scenario::init(argc, argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
+  scenario::init(argc, argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
   MPI_T_pvar_session_create(&session);
   if (mode == "kinds") {
     kinds();

@@ -40,10 +40,19 @@ bool classify(const void* return_address) {
 // ---------------------------------------------------------------------------------------
 // Completion
 
-// The request's completion callback data while it is pending. A module that already
-// used the request's one callback slot (libnbc does, to release derived datatypes and
-// user operations) keeps it: its callback is chained after ours.
+// The request's completion callback data while it is pending. A callback the module
+// installed already is chained after ours.
+//
+// Our callback is not always called with the request: the MPI binding, after our wrapper
+// returned, wraps the callback it finds when the collective uses a user operation or a
+// derived datatype (ompi_coll_base_retain_op / _datatypes, Open MPI 4.1) and then calls
+// it with the data pointer it saved, i.e. our watch. The watch starts with a word no
+// request starts with (a request's first word is its class pointer), which tells the cases
+// apart.
+constexpr uint64_t kWatchMark = 0x6e62632d77617463ull;  // "nbc-watc"
 struct CompletionWatch {
+  uint64_t mark;
+  ompi_request_t* request;
   NbcTracker::Pending* pending;
   bool end_event;
   ompi_communicator_t* comm;
@@ -52,12 +61,18 @@ struct CompletionWatch {
   void* chained_data;
 };
 
-int completed(ompi_request_t* request) {
-  auto* watch = static_cast<CompletionWatch*>(request->req_complete_cb_data);
-  request->req_complete_cb_data = watch->chained_data;
+int completed(ompi_request_t* argument) {
+  CompletionWatch* watch;
+  if (*reinterpret_cast<const uint64_t*>(argument) == kWatchMark) {
+    watch = reinterpret_cast<CompletionWatch*>(argument);  // through the binding's wrapper
+  } else {
+    watch = static_cast<CompletionWatch*>(argument->req_complete_cb_data);
+    argument->req_complete_cb_data = watch->chained_data;
+  }
   if (watch->pending != nullptr) tracker->completed(watch->pending, tracker->now());
   if (watch->end_event) raise_end_in_progress(watch->comm, watch->event);
   const ompi_request_complete_fn_t chained = watch->chained;
+  ompi_request_t* request = watch->request;
   delete watch;
   return chained != nullptr ? chained(request) : 0;
 }
@@ -176,7 +191,7 @@ void after_nbc(const NbcStart& start, int rc, ompi_communicator_t* comm, ompi_re
     if (end_event != nullptr) raise_end(comm, *end_event, context);
     return;
   }
-  auto* watch = new CompletionWatch{start.pending, end_event != nullptr, comm,
+  auto* watch = new CompletionWatch{kWatchMark, request, start.pending, end_event != nullptr, comm,
                                     end_event != nullptr ? *end_event : mpimon_coll_event{}, request->req_complete_cb,
                                     request->req_complete_cb_data};
   ompi_request_set_callback(request, completed, watch);
