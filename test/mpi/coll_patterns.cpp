@@ -4,7 +4,7 @@
 // and compares the differences with what the accounting rules say this rank must record,
 // computed here from the pattern. Prints "rank <r>: OK <mode>" or what differed.
 //
-//   coll_patterns all | neighbors | intercomm | errors | dump | dupfree <cycles>
+//   coll_patterns all | neighbors | intercomm | errors | dump | dupfree <cycles>  [multiple]
 #include <mpi.h>
 
 #include <cstdio>
@@ -471,7 +471,9 @@ void dup_free(int cycles) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  scenario::init(argc, argv);
+  // A last argument "multiple": MPI_THREAD_MULTIPLE (for coll/splittree underneath).
+  const bool multiple = argc > 2 && std::string(argv[argc - 1]) == "multiple";
+  scenario::init(argc, argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
   MPI_T_pvar_session_create(&session);
   if (mode == "all") all_collectives();
   else if (mode == "neighbors") neighbors();

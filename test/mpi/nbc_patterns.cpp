@@ -10,6 +10,7 @@
 //   nbc_patterns exact                      2 ranks, deterministic schedules (libnbc): known overlaps
 //   nbc_patterns blocked                    rank 1 joins an MPI_Ibarrier 0.3 s late: rank 0 was blocked
 //   nbc_patterns tested                     an MPI_Ibarrier completed by MPI_Test before MPI_Wait
+//   nbc_patterns retained                   a user operation and a derived datatype, freed while in use
 //   nbc_patterns split <count> <seconds>    ibcast, ireduce, iallreduce, igather, iscatter of <count> ints
 //                                           during computation (for the split-tree runs)
 //   nbc_patterns --multiple <mode> ...      the same under MPI_THREAD_MULTIPLE (coll/splittree needs it)
@@ -274,6 +275,33 @@ void tested() {
   check(w.calls.read_count() == 1, "calls");
 }
 
+// Collectives whose MPI binding keeps a user operation or a derived datatype alive until
+// completion (Open MPI wraps the request's completion callback, ours included).
+void wrapping_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<const int*>(in)[i];
+}
+
+void retained() {
+  Watch w(MPI_COMM_WORLD);
+  MPI_Op sum;
+  MPI_Op_create(wrapping_sum, 1, &sum);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  int in[4] = {rank, 1, 2, 3}, out[4] = {};
+  MPI_Request r;
+  MPI_Iallreduce(in, out, 4, MPI_INT, sum, MPI_COMM_WORLD, &r);
+  MPI_Op_free(&sum);  // freed while the collective runs: the binding keeps it
+  wait(&r);
+  check(out[0] == size * (size - 1) / 2 && out[3] == 3 * size, "user operation result");
+  int data[4] = {rank == 0 ? 5 : 0, 6, 7, rank == 0 ? 8 : 0};
+  MPI_Ibcast(data, 2, pair, 0, MPI_COMM_WORLD, &r);
+  MPI_Type_free(&pair);
+  wait(&r);
+  check(data[0] == 5 && data[3] == 8, "derived datatype result");
+  check(w.calls.read_count() == 2, "calls " + std::to_string(w.calls.read_count()));
+}
+
 // The five tree collectives the split tree implements, each during `seconds` of
 // computation, with their results checked.
 void split(int count, double seconds) {
@@ -327,6 +355,8 @@ int main(int argc, char** argv) {
     blocked();
   } else if (mode == "tested") {
     tested();
+  } else if (mode == "retained") {
+    retained();
   } else if (mode == "split" && argc > 3) {
     split(std::atoi(argv[2]), std::atof(argv[3]));
   } else {

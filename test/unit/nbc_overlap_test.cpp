@@ -70,7 +70,7 @@ TEST_F(NbcTrackerTest, SendsBeforeTheFirstWaitCountAsOverlapped) {
   NbcTracker::Wait wait;
   const void* requests[] = {&request_2, &request_1};
   tracker.wait_begin(requests, 2, 5000, wait);
-  ASSERT_EQ(wait.collectives.size(), 1u);
+  ASSERT_EQ(wait.size(), 1u);
   EXPECT_TRUE(tracker.attribute_send(&comm_a, -27, 700)) << "inside the wait";
   tracker.completed(p, 8000);
   tracker.wait_end(wait, 9000);
@@ -95,7 +95,7 @@ TEST_F(NbcTrackerTest, CompletedBeforeAnyWaitOverlapsFully) {
   NbcTracker::Wait wait;  // the application waits on the completed request afterwards
   const void* requests[] = {&request_1};
   tracker.wait_begin(requests, 1, 20, wait);
-  EXPECT_TRUE(wait.collectives.empty());
+  EXPECT_EQ(wait.size(), 0u);
   tracker.wait_end(wait, 30);
   const NbcKindTotals& t = totals(NbcKind::ibcast);
   EXPECT_EQ(t.calls, 1u);

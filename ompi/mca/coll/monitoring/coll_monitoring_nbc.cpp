@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include <ompi/mca/coll/base/coll_tags.h>
 
@@ -59,7 +60,26 @@ struct CompletionWatch {
   mpimon_coll_event event;
   ompi_request_complete_fn_t chained;
   void* chained_data;
+  CompletionWatch* next_free;
 };
+
+// Recycled watches (no allocation per call); a lock only under MPI_THREAD_MULTIPLE.
+bool threaded_process = false;
+std::mutex watches_mutex;
+CompletionWatch* free_watches = nullptr;
+
+CompletionWatch* new_watch() {
+  std::unique_lock lock(watches_mutex, std::defer_lock);
+  if (threaded_process) lock.lock();
+  if (free_watches == nullptr) return new CompletionWatch;
+  return std::exchange(free_watches, free_watches->next_free);
+}
+
+void recycle(CompletionWatch* watch) {
+  std::unique_lock lock(watches_mutex, std::defer_lock);
+  if (threaded_process) lock.lock();
+  watch->next_free = std::exchange(free_watches, watch);
+}
 
 int completed(ompi_request_t* argument) {
   CompletionWatch* watch;
@@ -73,7 +93,7 @@ int completed(ompi_request_t* argument) {
   if (watch->end_event) raise_end_in_progress(watch->comm, watch->event);
   const ompi_request_complete_fn_t chained = watch->chained;
   ompi_request_t* request = watch->request;
-  delete watch;
+  recycle(watch);
   return chained != nullptr ? chained(request) : 0;
 }
 
@@ -141,6 +161,7 @@ int32_t next_nonblocking_tag(const ompi_communicator_t* comm) {
 }  // namespace
 
 void start_nbc(bool threaded) {
+  threaded_process = threaded;
   tracker = &Runtime::instance().nbc;
   tracker->set_threaded(threaded);
   original_functions = ompi_request_functions;
@@ -191,9 +212,10 @@ void after_nbc(const NbcStart& start, int rc, ompi_communicator_t* comm, ompi_re
     if (end_event != nullptr) raise_end(comm, *end_event, context);
     return;
   }
-  auto* watch = new CompletionWatch{kWatchMark, request, start.pending, end_event != nullptr, comm,
-                                    end_event != nullptr ? *end_event : mpimon_coll_event{}, request->req_complete_cb,
-                                    request->req_complete_cb_data};
+  CompletionWatch* watch = new_watch();
+  *watch = CompletionWatch{kWatchMark, request, start.pending, end_event != nullptr, comm,
+                           end_event != nullptr ? *end_event : mpimon_coll_event{}, request->req_complete_cb,
+                           request->req_complete_cb_data, nullptr};
   ompi_request_set_callback(request, completed, watch);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "communicator_classes.h"
 #include "job_format.h"
@@ -84,17 +85,59 @@ struct NbcTracker::Pending {
   int waiters = 0;  // wait calls in progress that include it
   uint64_t start = 0, end = 0;
   NbcCall call;
+  Pending* next_by_tag = nullptr;
+  Pending* next_by_request = nullptr;
+  Pending* live_prev = nullptr;
+  Pending* live_next = nullptr;  // also the free list's link
 };
 
 namespace {
 // The collective whose MPI_I... call this thread is inside (sends posted there are its
 // own whatever their tag: its module may not have reserved the tags we expect).
-thread_local NbcTracker::Pending* starting_here = nullptr;
+// initial-exec: a direct %fs access, no __tls_get_addr call (one pointer fits in the
+// static TLS glibc reserves for dlopen'ed libraries).
+thread_local NbcTracker::Pending* starting_here __attribute__((tls_model("initial-exec"))) = nullptr;
 // A module reserving more tags than this per call is only followed inside its call.
 constexpr int32_t kMaxIndexedTags = 4096;
+
+// Removes `p` from the chain at `head` (linked through `link`).
+void unchain(NbcTracker::Pending*& head, NbcTracker::Pending* p, NbcTracker::Pending* NbcTracker::Pending::*link) {
+  for (NbcTracker::Pending** at = &head; *at != nullptr; at = &((*at)->*link)) {
+    if (*at == p) {
+      *at = p->*link;
+      p->*link = nullptr;
+      return;
+    }
+  }
+}
 }  // namespace
 
+void NbcTracker::Wait::add(Pending* p) {
+  if (count_ < kInline) {
+    inline_[count_] = p;
+  } else {
+    more_.push_back(p);
+  }
+  ++count_;
+}
+
+bool NbcTracker::Wait::contains(const Pending* p) const {
+  for (size_t i = 0; i < count_; ++i)
+    if ((*this)[i] == p) return true;
+  return false;
+}
+
+void NbcTracker::Wait::clear() {
+  count_ = 0;
+  more_.clear();
+}
+
 NbcTracker::NbcTracker(SyncClock::Source source) : clock_(source) {}
+
+NbcTracker::~NbcTracker() {
+  for (Pending* p = live_; p != nullptr;) delete std::exchange(p, p->live_next);
+  for (Pending* p = free_; p != nullptr;) delete std::exchange(p, p->live_next);
+}
 
 void NbcTracker::add_switch(Switch activity_switch) {
   Guard guard(*this);
@@ -114,32 +157,49 @@ size_t NbcTracker::pending() const {
   return pending_;
 }
 
-void NbcTracker::index_tags(Pending* p, bool insert) {
+void NbcTracker::index_tags(Pending* p) {
   if (p->lowest_tag > p->first_tag) return;
-  for (int32_t tag = p->first_tag; tag >= p->lowest_tag; --tag) {
-    for (const void* comm : {p->comm, p->local_comm}) {
-      if (comm == nullptr) continue;
-      if (insert) {
-        by_tag_[TagKey{comm, tag}] = p;
-      } else {
-        auto it = by_tag_.find(TagKey{comm, tag});
-        if (it != by_tag_.end() && it->second == p) by_tag_.erase(it);
-      }
-    }
-    if (tag == INT32_MIN) break;
+  if (p->lowest_tag == p->first_tag) {
+    Pending*& head = by_tag_[tag_slot(p->first_tag)];
+    p->next_by_tag = head;
+    head = p;
+  } else {
+    ranged_.push_back(p);
   }
+}
+
+void NbcTracker::unindex_tags(Pending* p) {
+  if (p->lowest_tag > p->first_tag) return;
+  if (p->lowest_tag == p->first_tag) {
+    unchain(by_tag_[tag_slot(p->first_tag)], p, &Pending::next_by_tag);
+  } else {
+    ranged_.erase(std::remove(ranged_.begin(), ranged_.end(), p), ranged_.end());
+  }
+}
+
+void NbcTracker::unindex_request(Pending* p) {
+  if (p->request == nullptr) return;
+  unchain(by_request_[request_slot(p->request)], p, &Pending::next_by_request);
+  p->request = nullptr;
+}
+
+NbcTracker::Pending* NbcTracker::find_by_tag(const void* comm, int32_t tag) const {
+  for (Pending* p = by_tag_[tag_slot(tag)]; p != nullptr; p = p->next_by_tag)
+    if (p->first_tag == tag && (comm == p->comm || comm == p->local_comm)) return p;
+  for (Pending* p : ranged_)
+    if (tag >= p->lowest_tag && tag <= p->first_tag && (comm == p->comm || comm == p->local_comm)) return p;
+  return nullptr;
 }
 
 NbcTracker::Pending* NbcTracker::begin(const void* comm, const void* local_comm, int32_t first_tag, NbcKind kind,
                                        CommunicatorClasses* destination, uint64_t now) {
   Guard guard(*this);
-  Pending* p;
-  if (free_.empty()) {
-    p = new Pending;
-  } else {
-    p = free_.back();
-    free_.pop_back();
+  Pending* p = free_;
+  if (p != nullptr) {
+    free_ = p->live_next;
     *p = Pending{};
+  } else {
+    p = new Pending;
   }
   p->comm = comm;
   p->local_comm = local_comm == comm ? nullptr : local_comm;
@@ -150,8 +210,10 @@ NbcTracker::Pending* NbcTracker::begin(const void* comm, const void* local_comm,
   // The tag its module will take first: indexed now, so that a send another thread (a
   // progress thread) posts before the call returns is found.
   p->first_tag = p->lowest_tag = first_tag;
-  index_tags(p, true);
-  live_.push_back(p);
+  index_tags(p);
+  p->live_next = live_;
+  if (live_ != nullptr) live_->live_prev = p;
+  live_ = p;
   starting_here = p;
   set_pending_count(pending_ + 1);
   return p;
@@ -165,22 +227,30 @@ void NbcTracker::started(Pending* p, int32_t lowest_tag, const void* request) {
     if (p->waiters == 0) finish(p);
     return;
   }
-  index_tags(p, false);
-  if (lowest_tag <= p->first_tag && p->first_tag - lowest_tag < kMaxIndexedTags) p->lowest_tag = lowest_tag;
-  else p->lowest_tag = p->first_tag + 1;  // no tag reserved (or too many): only sends inside the call were its
-  index_tags(p, true);
-  p->request = request;
-  if (request != nullptr) by_request_[request] = p;
+  const int32_t lowest =
+      lowest_tag <= p->first_tag && p->first_tag - lowest_tag < kMaxIndexedTags ? lowest_tag : p->first_tag + 1;
+  if (lowest != p->lowest_tag) {  // not the one tag expected: several, or none (only its in-call sends were its)
+    unindex_tags(p);
+    p->lowest_tag = lowest;
+    index_tags(p);
+  }
+  if (request != nullptr) {
+    p->request = request;
+    Pending*& head = by_request_[request_slot(request)];
+    p->next_by_request = head;
+    head = p;
+  }
 }
 
 void NbcTracker::abandon(Pending* p) {
   Guard guard(*this);
   if (starting_here == p) starting_here = nullptr;
-  index_tags(p, false);
-  if (p->request != nullptr) by_request_.erase(p->request);
-  live_.erase(std::find(live_.begin(), live_.end(), p));
+  unindex_tags(p);
+  unindex_request(p);
   if (!p->completed) set_pending_count(pending_ - 1);
-  free_.push_back(p);
+  p->destination = nullptr;
+  p->completed = true;
+  finish(p);
 }
 
 void NbcTracker::completed(Pending* p, uint64_t now) {
@@ -188,11 +258,8 @@ void NbcTracker::completed(Pending* p, uint64_t now) {
   if (p->completed) return;
   p->completed = true;
   p->end = now;
-  index_tags(p, false);
-  if (p->request != nullptr) {
-    auto it = by_request_.find(p->request);
-    if (it != by_request_.end() && it->second == p) by_request_.erase(it);
-  }
+  unindex_tags(p);
+  unindex_request(p);
   set_pending_count(pending_ - 1);
   if (p->waiters == 0 && !p->starting) finish(p);
 }
@@ -200,17 +267,20 @@ void NbcTracker::completed(Pending* p, uint64_t now) {
 void NbcTracker::finish(Pending* p) {
   p->call.duration_ticks = p->end > p->start ? p->end - p->start : 0;
   if (p->destination != nullptr) p->destination->nbc_totals()[p->kind].add(p->call);
-  live_.erase(std::find(live_.begin(), live_.end(), p));
-  free_.push_back(p);
+  if (p->live_prev != nullptr) p->live_prev->live_next = p->live_next;
+  else live_ = p->live_next;
+  if (p->live_next != nullptr) p->live_next->live_prev = p->live_prev;
+  p->live_prev = nullptr;
+  p->live_next = free_;
+  free_ = p;
 }
 
 bool NbcTracker::attribute_send(const void* comm, int32_t tag, uint64_t bytes) {
   Guard guard(*this);
   Pending* p = starting_here;
   if (p == nullptr || (comm != p->comm && comm != p->local_comm)) {
-    auto it = by_tag_.find(TagKey{comm, tag});
-    if (it == by_tag_.end()) return false;
-    p = it->second;
+    p = find_by_tag(comm, tag);
+    if (p == nullptr) return false;
   }
   p->call.bytes += bytes;
   ++p->call.messages;
@@ -224,44 +294,38 @@ bool NbcTracker::attribute_send(const void* comm, int32_t tag, uint64_t bytes) {
 void NbcTracker::wait_begin(const void* const* requests, size_t count, uint64_t now, Wait& wait) {
   Guard guard(*this);
   wait.begin = now;
-  if (by_request_.empty()) return;
   for (size_t i = 0; i < count; ++i) {
-    auto it = by_request_.find(requests[i]);
-    if (it == by_request_.end()) continue;
-    Pending* p = it->second;
-    if (std::find(wait.collectives.begin(), wait.collectives.end(), p) != wait.collectives.end()) continue;
-    p->call.waited = true;
-    ++p->waiters;
-    wait.collectives.push_back(p);
+    for (Pending* p = by_request_[request_slot(requests[i])]; p != nullptr; p = p->next_by_request) {
+      if (p->request != requests[i] || wait.contains(p)) continue;
+      p->call.waited = true;
+      ++p->waiters;
+      wait.add(p);
+    }
   }
 }
 
 void NbcTracker::wait_end(Wait& wait, uint64_t now) {
-  if (wait.collectives.empty()) return;
+  if (wait.size() == 0) return;
   Guard guard(*this);
-  for (Pending* p : wait.collectives) {
+  for (size_t i = 0; i < wait.size(); ++i) {
+    Pending* p = wait[i];
     // Blocked until it completed, or until the wait returned without it (waitany/some).
     const uint64_t until = p->completed ? std::min(p->end, now) : now;
     if (until > wait.begin) p->call.blocked_ticks += until - wait.begin;
     if (--p->waiters == 0 && p->completed && !p->starting) finish(p);
   }
-  wait.collectives.clear();
+  wait.clear();
 }
 
 void NbcTracker::detach(const CommunicatorClasses* destination) {
   Guard guard(*this);
-  for (Pending* p : live_)
+  for (Pending* p = live_; p != nullptr; p = p->live_next)
     if (p->destination == destination) p->destination = nullptr;
 }
 
 }  // namespace mpimon
 
 namespace mpimon {
-
-NbcTracker::~NbcTracker() {
-  for (Pending* p : live_) delete p;
-  for (Pending* p : free_) delete p;
-}
 
 namespace {
 

@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "window_sync.h"  // SyncClock
@@ -126,10 +125,22 @@ class NbcTracker {
   // A send with a negative tag was posted; false if it belongs to no pending collective.
   bool attribute_send(const void* comm, int32_t tag, uint64_t bytes);
 
-  // One wait call (MPI_Wait, _Waitall, _Waitany, _Waitsome) of the application.
-  struct Wait {
+  // One wait call (MPI_Wait, _Waitall, _Waitany, _Waitsome) of the application: the
+  // pending collectives among its requests (a few inline, no allocation).
+  class Wait {
+   public:
     uint64_t begin = 0;
-    std::vector<Pending*> collectives;  // the pending collectives among its requests
+    size_t size() const { return count_; }
+    Pending* operator[](size_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+    void add(Pending* p);
+    bool contains(const Pending* p) const;
+    void clear();
+
+   private:
+    static constexpr size_t kInline = 8;
+    Pending* inline_[kInline] = {};
+    std::vector<Pending*> more_;
+    size_t count_ = 0;
   };
   // The wait call on `count` requests begins / returns.
   void wait_begin(const void* const* requests, size_t count, uint64_t now, Wait& wait);
@@ -157,18 +168,18 @@ class NbcTracker {
     }
     const NbcTracker& tracker;
   };
-  struct TagKey {
-    const void* comm;
-    int32_t tag;
-    bool operator==(const TagKey&) const = default;
-  };
-  struct TagKeyHash {
-    size_t operator()(const TagKey& k) const noexcept {
-      return std::hash<const void*>()(k.comm) ^ (static_cast<size_t>(static_cast<uint32_t>(k.tag)) * 0x9E3779B97F4A7C15ull);
-    }
-  };
-
-  void index_tags(Pending* p, bool insert);
+  // Lookups without allocation: intrusive chains in fixed hash slots (collectives that
+  // took one tag, the common case, by that tag; by request), a list for the rare module
+  // that takes several tags per call.
+  static constexpr int kSlots = 256;
+  static unsigned tag_slot(int32_t tag) { return (static_cast<uint32_t>(tag) * 2654435761u) >> 24; }
+  static unsigned request_slot(const void* request) {
+    return static_cast<unsigned>(((reinterpret_cast<uintptr_t>(request) >> 4) * 0x9E3779B97F4A7C15ull) >> 56);
+  }
+  void index_tags(Pending* p);
+  void unindex_tags(Pending* p);
+  void unindex_request(Pending* p);
+  Pending* find_by_tag(const void* comm, int32_t tag) const;
   void finish(Pending* p);  // adds the call to its destination and recycles p
   void set_pending_count(size_t count);
 
@@ -177,10 +188,11 @@ class NbcTracker {
   mutable std::mutex mutex_;
   std::vector<Switch> switches_;
   size_t pending_ = 0;
-  std::unordered_map<const void*, Pending*> by_request_;
-  std::unordered_map<TagKey, Pending*, TagKeyHash> by_tag_;
-  std::vector<Pending*> live_;  // begun and not finished (for detach)
-  std::vector<Pending*> free_;  // recycled
+  Pending* by_tag_[kSlots] = {};
+  Pending* by_request_[kSlots] = {};
+  std::vector<Pending*> ranged_;
+  Pending* live_ = nullptr;  // begun and not finished (doubly linked; for detach)
+  Pending* free_ = nullptr;  // recycled
 };
 
 // Dump lines (docs/formats.md), one per communicator and kind with calls; names escaped

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# What following a nonblocking collective costs: instructions executed inside the
+# monitoring code per MPI_I<collective> + MPI_Wait (8 B, 4 ranks, measured at rank 3), for
+# MPI_Iallreduce, MPI_Ibcast and MPI_Ibarrier, next to the blocking MPI_Allreduce (which
+# nothing extra follows), Debian's components, and no monitoring. Reports only.
+#
+#   bench/nbc_call_overhead.sh [BUILD_DIR]
+#
+# Rank 3 runs under `valgrind --tool=callgrind` collecting inside PMPI_Allreduce,
+# PMPI_Iallreduce, PMPI_Ibcast, PMPI_Ibarrier and PMPI_Wait, with K1 and K2 calls; the self
+# cost of the monitoring objects (ours: our plugin folder; Debian's: its coll/pml
+# monitoring plugins, libmca_common_monitoring, libm) is differenced and divided by
+# K2 - K1. Ours includes the COLL wrapper, the tracker (begin, completion, the wait
+# wrappers) and the PML layer with its attribution of the collective's messages. The
+# whole-call column also counts Open MPI's progress polling: noisy on a shared machine.
+set -euo pipefail
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+command -v valgrind >/dev/null || die "valgrind is not installed"
+[[ -f $plugindir/mca_coll_monitoring.so ]] || die "no $plugindir/mca_coll_monitoring.so (build first)"
+cmake --build "$builddir" --target mpimon_bench_nbc >/dev/null || die "cannot build mpimon_bench_nbc"
+exe=$builddir/bin/mpimon_bench_nbc
+distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_coll_monitoring.so | head -1)")
+clean_mpi_environment
+make_work_dir nbc-overhead
+snapshot_plugins "$work"
+cat >"$work/rank3.sh" <<WRAP
+#!/usr/bin/env bash
+if [ "\$OMPI_COMM_WORLD_RANK" = 3 ]; then
+  exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Allreduce --toggle-collect=PMPI_Iallreduce \
+    --toggle-collect=PMPI_Ibcast --toggle-collect=PMPI_Ibarrier --toggle-collect=PMPI_Wait --callgrind-out-file="\$OUT" "\$@"
+fi
+exec "\$@"
+WRAP
+chmod +x "$work/rank3.sh"
+
+K1=200
+K2=400
+run() {  # config kind K -> callgrind file
+  local config=$1 kind=$2 k=$3 out="$work/$1.$2.$3.out"
+  local -a env_path=() level=(--mca pml_monitoring_enable 2)
+  case $config in
+    none) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"); level=(--mca pml_monitoring_enable 0) ;;
+    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
+    distro) ;;
+  esac
+  env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 --mca btl self,vader --mca mpi_yield_when_idle 1 \
+    "${level[@]}" --mca pml_monitoring_job_file "" "$work/rank3.sh" "$exe" "$kind" "$k" >"$work/$config.$kind.$k.log" 2>&1 ||
+    { tail -5 "$work/$config.$kind.$k.log" >&2; die "$config $kind run failed"; }
+  echo "$out"
+}
+objects() {  # config -> substrings naming its monitoring objects
+  case $1 in
+    mpimon) echo "$snapdir/" ;;
+    distro) echo "$distro_dir/mca_coll_monitoring.so $distro_dir/mca_pml_monitoring.so libmca_common_monitoring libm.so" ;;
+    none) echo "no-such-object" ;;
+  esac
+}
+per_call() {  # config kind -> "whole inside"
+  local a b c d
+  a=$(run "$1" "$2" $K1)
+  b=$(run "$1" "$2" $K2)
+  # shellcheck disable=SC2046
+  c=$(python3 "$here/callgrind_objects.py" "$a" $(objects "$1"))
+  # shellcheck disable=SC2046
+  d=$(python3 "$here/callgrind_objects.py" "$b" $(objects "$1"))
+  awk -v a="$(callgrind_total "$a")" -v b="$(callgrind_total "$b")" -v c="$c" -v d="$d" -v k=$((K2 - K1)) \
+    'BEGIN {printf "%.1f %.1f", (b - a) / k, (d - c) / k}'
+}
+
+echo "Instructions per call + MPI_Wait (8 B, 4 ranks, rank 3; callgrind, (K=$K2 - K=$K1) / $((K2 - K1)))"
+echo
+echo "| collective | none: whole call | distro: whole | distro: inside monitoring | mpimon: whole | mpimon: inside monitoring |"
+echo "|---|---:|---:|---:|---:|---:|"
+for kind in allreduce iallreduce ibcast ibarrier; do
+  read -r none_whole _ <<<"$(per_call none "$kind")"
+  read -r distro_whole distro_inside <<<"$(per_call distro "$kind")"
+  read -r ours_whole ours_inside <<<"$(per_call mpimon "$kind")"
+  label="MPI_${kind^}"
+  [[ $kind == allreduce ]] || label="$label + MPI_Wait"
+  echo "| $label | $(fmt "$none_whole") | $(fmt "$distro_whole") | $(fmt "$distro_inside") | $(fmt "$ours_whole") | $(fmt "$ours_inside") |"
+done
+echo
+echo "The whole-call columns include progress polling (how often MPI_Wait spins depends on the other ranks):"
+echo "compare the inside-monitoring columns. Ours for a nonblocking collective minus ours for MPI_Allreduce"
+echo "is what following the collective (tracker, wait wrappers, attribution of its messages) adds."

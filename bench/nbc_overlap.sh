@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Overlap of nonblocking collectives in the IMB-NBC manner: Open MPI's libnbc, libnbc with
+# MPI_Test polling during the computation, and coll/splittree for S = 0..H, next to the
+# split-tree model's prediction. Reports only.
+#
+#   bench/nbc_overlap.sh [BUILD_DIR]          (MPIMON_NBC_RANKS, _BYTES, _REPETITIONS: 4, 1048576, 20)
+#
+# mpimon_bench_nbc_overlap (nbc_overlap_bench.cpp) measures, for one collective: t_pure
+# (MPI_I<coll> + MPI_Wait alone), t_CPU (computation sized to t_pure), t_ovrl (the
+# collective, the computation, MPI_Wait), each the mean over the repetitions and the
+# maximum over the ranks, and IMB-NBC's overlap = (t_pure + t_CPU - t_ovrl) / min(t_pure,
+# t_CPU) clipped to [0, 1]. mpimon's own per-call overlap (coll_monitoring_nbc_overlap,
+# byte-weighted: the share of the collective's bytes posted before MPI_Wait) is printed
+# beside it (mean and lowest over the ranks). The model's columns: equation 4's time
+# (units: one buffer's transfer), and IMB's formula applied to the model's times, for the
+# free cores this host has (coll/splittree's count) and, for comparison, for 2 free cores.
+#
+# Two shared cores: the ranks, their progress threads and the other sessions' processes
+# all share 2 cores, so a progress thread only runs when the scheduler gives it a slice;
+# there is no free core for it (the model then says S = H). What these runs can show is
+# whether the collective's messages are posted during the computation (mpimon's overlap),
+# not the speed-ups of the paper's 64-core machine. Timings vary from run to run.
+set -euo pipefail
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+ranks=${MPIMON_NBC_RANKS:-4}
+bytes=${MPIMON_NBC_BYTES:-1048576}
+repetitions=${MPIMON_NBC_REPETITIONS:-20}
+[[ -f $plugindir/mca_coll_splittree.so ]] || die "no $plugindir/mca_coll_splittree.so (build first)"
+cmake --build "$builddir" --target mpimon_bench_nbc_overlap >/dev/null || die "cannot build mpimon_bench_nbc_overlap"
+exe=$builddir/bin/mpimon_bench_nbc_overlap
+clean_mpi_environment
+make_work_dir nbc-overlap
+snapshot_plugins "$work"
+export OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+
+run() {  # collective alone|test extra-mca... -> "result ..." line
+  local collective=$1 how=$2
+  shift 2
+  (cd "$work" && timeout 600 mpirun.openmpi -np "$ranks" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
+    --mca pml_monitoring_job_file "" "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
+    { tail -5 "$work/log" >&2; die "run failed: $collective $how $*"; }
+  grep -h '^result\|cores free' "$work/log"
+}
+field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p" <<<"$2" | head -n1; }
+
+height=$("$exe" model "$ranks" 0 | sed -n 's/.*H=\([0-9]*\).*/\1/p' | head -n1)
+free_cores=$(run ibcast alone --mca coll_splittree_enable 1 --mca coll_splittree_verbose 1 | sed -n 's/.*, \([0-9]*\) of [0-9]* cores free.*/\1/p' | head -n1)
+free_cores=${free_cores:-0}
+model_here=$("$exe" model "$ranks" "$free_cores")
+model_two=$("$exe" model "$ranks" 2)
+
+echo "## Nonblocking collectives: IMB-NBC overlap, $ranks ranks, $bytes bytes, $repetitions repetitions"
+echo
+echo "$(nproc) cores, $free_cores free for progress threads; the model's best S here: $(field best_S "$model_here"), with 2 free cores: $(field best_S "$model_two")"
+echo
+for collective in ibcast iallreduce; do
+  echo "### $collective"
+  echo
+  echo "| configuration | t_pure (us) | t_CPU (us) | t_ovrl (us) | IMB overlap | mpimon overlap (mean / lowest rank) | model: time, IMB overlap ($free_cores free) | model (2 free) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  row() {
+    local label=$1 model_s=$2 line
+    shift 2
+    line=$(run "$collective" "$@" | grep '^result')
+    local here="-" two="-"
+    if [[ $model_s != - ]]; then
+      local m1 m2
+      m1=$(grep "^model S=$model_s " <<<"$model_here")
+      m2=$(grep "^model S=$model_s " <<<"$model_two")
+      here="$(field pure "$m1"), $(field imb_overlap "$m1")"
+      two="$(field pure "$m2"), $(field imb_overlap "$m2")"
+      [[ $(field pure "$m1") == "" ]] && here="inf, 0"
+    fi
+    echo "| $label | $(field pure_us "$line") | $(field cpu_us "$line") | $(field ovrl_us "$line") | $(field imb_overlap "$line") | $(field mpimon_overlap_mean "$line") / $(field mpimon_overlap_min "$line") | $here | $two |"
+  }
+  row "libnbc" - alone --mca coll_splittree_enable 0
+  row "libnbc + MPI_Test every t_pure/16" - test --mca coll_splittree_enable 0
+  for ((s = 0; s <= height; s++)); do
+    row "split tree, S = $s" "$s" alone --mca coll_splittree_enable 1 --mca coll_splittree_levels "$s"
+  done
+  echo
+done
+echo "IMB overlap: 1 = the computation hid the collective entirely. mpimon overlap: the share of the"
+echo "collective's own bytes posted before MPI_Wait. The model's time is in transfers of one buffer"
+echo "(equation 4; inf: no free core for the upper levels)."
