@@ -7,19 +7,21 @@
 #
 # mpimon_bench_nbc_overlap (nbc_overlap_bench.cpp) measures, for one collective: t_pure
 # (MPI_I<coll> + MPI_Wait alone), t_CPU (computation sized to t_pure), t_ovrl (the
-# collective, the computation, MPI_Wait), each the mean over the repetitions and the
-# maximum over the ranks, and IMB-NBC's overlap = (t_pure + t_CPU - t_ovrl) / min(t_pure,
+# collective, the computation, MPI_Wait), each the median over the repetitions (IMB: the
+# mean) and the maximum over the ranks, and IMB-NBC's overlap = (t_pure + t_CPU - t_ovrl) / min(t_pure,
 # t_CPU) clipped to [0, 1]. mpimon's own per-call overlap (coll_monitoring_nbc_overlap,
 # byte-weighted: the share of the collective's bytes posted before MPI_Wait) is printed
 # beside it (mean and lowest over the ranks). The model's columns: equation 4's time
 # (units: one buffer's transfer), and IMB's formula applied to the model's times, for the
 # free cores this host has (coll/splittree's count) and, for comparison, for 2 free cores.
 #
-# Two shared cores: the ranks, their progress threads and the other sessions' processes
-# all share 2 cores, so a progress thread only runs when the scheduler gives it a slice;
-# there is no free core for it (the model then says S = H). What these runs can show is
-# whether the collective's messages are posted during the computation (mpimon's overlap),
-# not the speed-ups of the paper's 64-core machine. Timings vary from run to run.
+# Two placements: "spread", MPIMON_NBC_RANKS ranks over the cores (with 4 ranks on 2 cores
+# no core is free, the model says S = H and progress threads share cores with ranks), and
+# "free core": 2 ranks bound to core 0, core 1 left to the progress threads (the paper's
+# premise, in miniature). Two shared cores cannot show the paper's 64-core speed-ups; what
+# they can show is whether the collective's messages go out during the computation
+# (mpimon's overlap) and, when the machine is quiet, IMB's figure. Timings vary from run to
+# run and with the other sessions' load (printed).
 set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -44,43 +46,61 @@ run() {  # collective alone|test extra-mca... -> "result ..." line
 }
 field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p" <<<"$2" | head -n1; }
 
-height=$("$exe" model "$ranks" 0 | sed -n 's/.*H=\([0-9]*\).*/\1/p' | head -n1)
-free_cores=$(run ibcast alone --mca coll_splittree_enable 1 --mca coll_splittree_verbose 1 | sed -n 's/.*, \([0-9]*\) of [0-9]* cores free.*/\1/p' | head -n1)
-free_cores=${free_cores:-0}
-model_here=$("$exe" model "$ranks" "$free_cores")
-model_two=$("$exe" model "$ranks" 2)
+placement() {  # name -> "ranks|mpirun options"
+  case $1 in
+    spread) echo "$ranks|" ;;
+    free) echo "2|--cpu-set 0 --bind-to core" ;;
+  esac
+}
 
-echo "## Nonblocking collectives: IMB-NBC overlap, $ranks ranks, $bytes bytes, $repetitions repetitions"
+echo "## Nonblocking collectives: IMB-NBC overlap, $bytes bytes, $repetitions repetitions"
 echo
-echo "$(nproc) cores, $free_cores free for progress threads; the model's best S here: $(field best_S "$model_here"), with 2 free cores: $(field best_S "$model_two")"
-echo
-for collective in ibcast iallreduce; do
-  echo "### $collective"
+echo "$(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for place in spread free; do
+  IFS='|' read -r ranks_here options <<<"$(placement "$place")"
+  # shellcheck disable=SC2206
+  opts=($options)
+  ranks_saved=$ranks
+  ranks=$ranks_here
+  height=$("$exe" model "$ranks" 0 | sed -n 's/.*H=\([0-9]*\).*/\1/p' | head -n1)
+  free_cores=$(run ibcast alone "${opts[@]}" --mca coll_splittree_enable 1 --mca coll_splittree_verbose 1 |
+    sed -n 's/.*, \([0-9]*\) of [0-9]* cores free.*/\1/p' | head -n1)
+  free_cores=${free_cores:-0}
+  model_here=$("$exe" model "$ranks" "$free_cores")
+  model_two=$("$exe" model "$ranks" 2)
   echo
-  echo "| configuration | t_pure (us) | t_CPU (us) | t_ovrl (us) | IMB overlap | mpimon overlap (mean / lowest rank) | model: time, IMB overlap ($free_cores free) | model (2 free) |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-  row() {
-    local label=$1 model_s=$2 line
-    shift 2
-    line=$(run "$collective" "$@" | grep '^result')
-    local here="-" two="-"
-    if [[ $model_s != - ]]; then
-      local m1 m2
-      m1=$(grep "^model S=$model_s " <<<"$model_here")
-      m2=$(grep "^model S=$model_s " <<<"$model_two")
-      here="$(field pure "$m1"), $(field imb_overlap "$m1")"
-      two="$(field pure "$m2"), $(field imb_overlap "$m2")"
-      [[ $(field pure "$m1") == "" ]] && here="inf, 0"
-    fi
-    echo "| $label | $(field pure_us "$line") | $(field cpu_us "$line") | $(field ovrl_us "$line") | $(field imb_overlap "$line") | $(field mpimon_overlap_mean "$line") / $(field mpimon_overlap_min "$line") | $here | $two |"
-  }
-  row "libnbc" - alone --mca coll_splittree_enable 0
-  row "libnbc + MPI_Test every t_pure/16" - test --mca coll_splittree_enable 0
-  for ((s = 0; s <= height; s++)); do
-    row "split tree, S = $s" "$s" alone --mca coll_splittree_enable 1 --mca coll_splittree_levels "$s"
+  echo "### $ranks ranks, placement '$place' ($free_cores core(s) free for progress threads; the model's S: $(field best_S "$model_here"), with 2 free: $(field best_S "$model_two"))"
+  for collective in ibcast iallreduce; do
+    echo
+    echo "$collective:"
+    echo
+    echo "| configuration | t_pure (us) | t_CPU (us) | t_ovrl (us) | IMB overlap | mpimon overlap (mean / lowest rank) | model: time, IMB overlap ($free_cores free) | model (2 free) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    row() {
+      local label=$1 model_s=$2 line how=$3
+      shift 3
+      line=$(run "$collective" "$how" "${opts[@]}" "$@" | grep '^result')
+      local here="-" two="-"
+      if [[ $model_s != - ]]; then
+        local m1 m2
+        m1=$(grep "^model S=$model_s " <<<"$model_here")
+        m2=$(grep "^model S=$model_s " <<<"$model_two")
+        here="$(field pure "$m1"), $(field imb_overlap "$m1")"
+        two="$(field pure "$m2"), $(field imb_overlap "$m2")"
+        [[ -z $(field pure "$m1") ]] && here="inf, 0"
+      fi
+      echo "| $label | $(field pure_us "$line") | $(field cpu_us "$line") | $(field ovrl_us "$line") | $(field imb_overlap "$line") | $(field mpimon_overlap_mean "$line") / $(field mpimon_overlap_min "$line") | $here | $two |"
+    }
+    row "libnbc" - alone --mca coll_splittree_enable 0
+    row "libnbc + MPI_Test every t_pure/16" - test --mca coll_splittree_enable 0
+    for ((s = 0; s <= height; s++)); do
+      row "split tree, S = $s" "$s" alone --mca coll_splittree_enable 1 --mca coll_splittree_levels "$s"
+    done
   done
-  echo
+  ranks=$ranks_saved
 done
+echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IMB overlap: 1 = the computation hid the collective entirely. mpimon overlap: the share of the"
 echo "collective's own bytes posted before MPI_Wait. The model's time is in transfers of one buffer"
 echo "(equation 4; inf: no free core for the upper levels)."

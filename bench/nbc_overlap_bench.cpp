@@ -5,7 +5,8 @@
 //   t_ovrl  MPI_I<coll>, the computation, MPI_Wait
 //   overlap = max(0, min(1, (t_pure + t_CPU - t_ovrl) / min(t_pure, t_CPU)))   (IMB-NBC's formula)
 //
-// Each time is the mean over the repetitions, the maximum over the ranks. With "test",
+// Each time is the median over the repetitions (IMB takes the mean; the median resists the
+// descheduling a shared machine adds), the maximum over the ranks. With "test",
 // the computation calls MPI_Test every t_pure / 16. When mpimon's COLL layer is loaded,
 // its coll_monitoring_nbc_overlap for the overlapped runs is printed too (-1 otherwise).
 //
@@ -53,6 +54,11 @@ struct Collective {
     if (kind == "igather") MPI_Igather(a.data(), count / size, MPI_BYTE, b.data(), count / size, MPI_BYTE, 0, comm, r);
   }
 };
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
 
 double max_over_ranks(double value) {
   double max = 0;
@@ -119,36 +125,36 @@ int main(int argc, char** argv) {
     c.start(&r, size, MPI_COMM_WORLD);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
   }
-  double pure = 0;
+  std::vector<double> times;
   for (int i = 0; i < repetitions; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = Clock::now();
     c.start(&r, size, MPI_COMM_WORLD);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
-    pure += std::chrono::duration<double>(Clock::now() - t0).count();
+    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  const double t_pure = max_over_ranks(pure / repetitions);
+  const double t_pure = max_over_ranks(median(times));
   // The computation alone (sized to t_pure; its real length is measured).
-  double cpu = 0;
+  times.clear();
   for (int i = 0; i < repetitions; ++i) {
     const auto t0 = Clock::now();
     compute(t_pure, nullptr, 0);
-    cpu += std::chrono::duration<double>(Clock::now() - t0).count();
+    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  const double t_cpu = max_over_ranks(cpu / repetitions);
+  const double t_cpu = max_over_ranks(median(times));
   // Overlapped, on a communicator of its own so that the overlap variable covers only these.
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  double overlapped = 0;
+  times.clear();
   for (int i = 0; i < repetitions; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = Clock::now();
     c.start(&r, size, comm);
     compute(t_pure, poll ? &r : nullptr, t_pure / 16);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
-    overlapped += std::chrono::duration<double>(Clock::now() - t0).count();
+    times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  const double t_ovrl = max_over_ranks(overlapped / repetitions);
+  const double t_ovrl = max_over_ranks(median(times));
   double mine = monitored_overlap(comm), lowest = 0;
   MPI_Allreduce(&mine, &lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double sum = 0;

@@ -241,3 +241,17 @@ TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {
   totals[NbcKind::ibarrier].add(barrier);
   EXPECT_DOUBLE_EQ(totals.byte_weighted_overlap(), 1.0);
 }
+
+TEST_F(NbcTrackerTest, AWaitThatReturnedCompletesACollectiveWhoseCallbackNeverRan) {
+  tracker.add_switch(Switches::record);
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -140, NbcKind::ibcast, entry, 0);
+  tracker.started(p, -140, &request_1);
+  NbcTracker::Wait wait;
+  const void* requests[] = {&request_1};
+  tracker.wait_begin(requests, 1, 10, wait);
+  tracker.wait_end(wait, 30, true);  // MPI_Wait returned: the request completed
+  EXPECT_EQ(tracker.pending(), 0u);
+  EXPECT_EQ(totals(NbcKind::ibcast).calls, 1u);
+  EXPECT_EQ(totals(NbcKind::ibcast).blocked_ticks, 20u);
+  EXPECT_EQ(Switches::calls, (std::vector<bool>{true, false}));
+}

@@ -111,7 +111,7 @@ int tracked_wait(ompi_request_t** request, ompi_status_public_t* status) {
   NbcTracker::Wait wait;
   tracker->wait_begin(as_keys(request), 1, tracker->now(), wait);
   const int rc = original_functions.req_wait(request, status);
-  tracker->wait_end(wait, tracker->now());
+  tracker->wait_end(wait, tracker->now(), rc == OMPI_SUCCESS);
   return rc;
 }
 
@@ -119,7 +119,7 @@ int tracked_wait_all(size_t count, ompi_request_t** requests, ompi_status_public
   NbcTracker::Wait wait;
   tracker->wait_begin(as_keys(requests), count, tracker->now(), wait);
   const int rc = original_functions.req_wait_all(count, requests, statuses);
-  tracker->wait_end(wait, tracker->now());
+  tracker->wait_end(wait, tracker->now(), rc == OMPI_SUCCESS);
   return rc;
 }
 

@@ -255,13 +255,17 @@ void NbcTracker::abandon(Pending* p) {
 
 void NbcTracker::completed(Pending* p, uint64_t now) {
   Guard guard(*this);
+  mark_completed(p, now);
+  if (p->waiters == 0 && !p->starting) finish(p);
+}
+
+void NbcTracker::mark_completed(Pending* p, uint64_t now) {
   if (p->completed) return;
   p->completed = true;
   p->end = now;
   unindex_tags(p);
   unindex_request(p);
   set_pending_count(pending_ - 1);
-  if (p->waiters == 0 && !p->starting) finish(p);
 }
 
 void NbcTracker::finish(Pending* p) {
@@ -304,11 +308,12 @@ void NbcTracker::wait_begin(const void* const* requests, size_t count, uint64_t 
   }
 }
 
-void NbcTracker::wait_end(Wait& wait, uint64_t now) {
+void NbcTracker::wait_end(Wait& wait, uint64_t now, bool all_completed) {
   if (wait.size() == 0) return;
   Guard guard(*this);
   for (size_t i = 0; i < wait.size(); ++i) {
     Pending* p = wait[i];
+    if (all_completed) mark_completed(p, now);
     // Blocked until it completed, or until the wait returned without it (waitany/some).
     const uint64_t until = p->completed ? std::min(p->end, now) : now;
     if (until > wait.begin) p->call.blocked_ticks += until - wait.begin;

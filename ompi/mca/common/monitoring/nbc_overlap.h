@@ -142,9 +142,12 @@ class NbcTracker {
     std::vector<Pending*> more_;
     size_t count_ = 0;
   };
-  // The wait call on `count` requests begins / returns.
+  // The wait call on `count` requests begins / returns. `all_completed`: the call returned
+  // with every one of its requests complete (MPI_Wait, MPI_Waitall succeeded), so a
+  // collective whose completion callback has not run completed now (a safety net for the
+  // instant between the module's return and the callback's installation).
   void wait_begin(const void* const* requests, size_t count, uint64_t now, Wait& wait);
-  void wait_end(Wait& wait, uint64_t now);
+  void wait_end(Wait& wait, uint64_t now, bool all_completed = false);
 
   // `destination` is going away (its communicator was freed): calls still pending on it
   // will record nowhere.
@@ -180,6 +183,7 @@ class NbcTracker {
   void unindex_tags(Pending* p);
   void unindex_request(Pending* p);
   Pending* find_by_tag(const void* comm, int32_t tag) const;
+  void mark_completed(Pending* p, uint64_t now);
   void finish(Pending* p);  // adds the call to its destination and recycles p
   void set_pending_count(size_t count);
 
