@@ -9,9 +9,10 @@
 # (MPI_I<coll> + MPI_Wait alone), t_CPU (computation sized to t_pure), t_ovrl (the
 # collective, the computation, MPI_Wait), each the median over the repetitions (IMB: the
 # mean) and the maximum over the ranks, and IMB-NBC's overlap = (t_pure + t_CPU - t_ovrl) / min(t_pure,
-# t_CPU) clipped to [0, 1]. mpimon's own per-call overlap (coll_monitoring_nbc_overlap,
-# byte-weighted: the share of the collective's bytes posted before MPI_Wait) is printed
-# beside it (mean and lowest over the ranks). The model's columns: equation 4's time
+# t_CPU) clipped to [0, 1]. mpimon's own overlap of the overlapped runs is printed beside
+# it, from the job file's nbc_overlap lines: byte-weighted over every rank (the share of
+# the collective's bytes posted before MPI_Wait), and the lowest rank's (ranks that sent
+# nothing of their own have none). The model's columns: equation 4's time
 # (units: one buffer's transfer), and IMB's formula applied to the model's times, for the
 # free cores this host has (coll/splittree's count) and, for comparison, for 2 free cores.
 #
@@ -39,10 +40,16 @@ export OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
 run() {  # collective alone|test extra-mca... -> "result ..." line
   local collective=$1 how=$2
   shift 2
+  rm -f "$work/job.txt"
   (cd "$work" && timeout 600 mpirun.openmpi -np "$ranks" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
-    --mca pml_monitoring_job_file "" "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
+    --mca pml_monitoring_job_file job.txt "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
     { tail -5 "$work/log" >&2; die "run failed: $collective $how $*"; }
   grep -h '^result\|cores free' "$work/log"
+  # nbc_overlap <rank> overlapped <kind> <calls> <waited> <duration> <blocked> <bytes> <before> <mean> <histogram>
+  awk -v kind="$collective" '$1 == "nbc_overlap" && $3 == "overlapped" && $4 == kind {
+      bytes += $9; before += $10; if ($9 > 0) { r = $10 / $9; if (low == "" || r < low) low = r } }
+    END { if (bytes > 0) printf "mpimon overall=%.3f lowest=%.3f\n", before / bytes, low; else print "mpimon overall=- lowest=-" }' \
+    "$work/job.txt" 2>/dev/null || echo "mpimon overall=- lowest=-"
 }
 field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p" <<<"$2" | head -n1; }
 
@@ -74,12 +81,14 @@ for place in spread free; do
     echo
     echo "$collective:"
     echo
-    echo "| configuration | t_pure (us) | t_CPU (us) | t_ovrl (us) | IMB overlap | mpimon overlap (mean / lowest rank) | model: time, IMB overlap ($free_cores free) | model (2 free) |"
+    echo "| configuration | t_pure (us) | t_CPU (us) | t_ovrl (us) | IMB overlap | mpimon overlap (all ranks / lowest rank) | model: time, IMB overlap ($free_cores free) | model (2 free) |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     row() {
       local label=$1 model_s=$2 line how=$3
       shift 3
-      line=$(run "$collective" "$how" "${opts[@]}" "$@" | grep '^result')
+      local out
+      out=$(run "$collective" "$how" "${opts[@]}" "$@")
+      line="$(grep '^result' <<<"$out") $(grep '^mpimon' <<<"$out")"
       local here="-" two="-"
       if [[ $model_s != - ]]; then
         local m1 m2
@@ -89,7 +98,7 @@ for place in spread free; do
         two="$(field pure "$m2"), $(field imb_overlap "$m2")"
         [[ -z $(field pure "$m1") ]] && here="inf, 0"
       fi
-      echo "| $label | $(field pure_us "$line") | $(field cpu_us "$line") | $(field ovrl_us "$line") | $(field imb_overlap "$line") | $(field mpimon_overlap_mean "$line") / $(field mpimon_overlap_min "$line") | $here | $two |"
+      echo "| $label | $(field pure_us "$line") | $(field cpu_us "$line") | $(field ovrl_us "$line") | $(field imb_overlap "$line") | $(sed -n 's/.*overall=\([-0-9.]*\).*/\1/p' <<<"$line") / $(sed -n 's/.*lowest=\([-0-9.]*\).*/\1/p' <<<"$line") | $here | $two |"
     }
     row "libnbc" - alone --mca coll_splittree_enable 0
     row "libnbc + MPI_Test every t_pure/16" - test --mca coll_splittree_enable 0
@@ -102,5 +111,5 @@ done
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "IMB overlap: 1 = the computation hid the collective entirely. mpimon overlap: the share of the"
-echo "collective's own bytes posted before MPI_Wait. The model's time is in transfers of one buffer"
-echo "(equation 4; inf: no free core for the upper levels)."
+echo "collective's bytes posted before MPI_Wait (all ranks' bytes together; the lowest rank). The model's"
+echo "time is in transfers of one buffer (equation 4; inf: no free core for the upper levels)."

@@ -7,8 +7,8 @@
 //
 // Each time is the median over the repetitions (IMB takes the mean; the median resists the
 // descheduling a shared machine adds), the maximum over the ranks. With "test",
-// the computation calls MPI_Test every t_pure / 16. When mpimon's COLL layer is loaded,
-// its coll_monitoring_nbc_overlap for the overlapped runs is printed too (-1 otherwise).
+// the computation calls MPI_Test every t_pure / 16. The overlapped runs use a communicator
+// named "overlapped", so that mpimon's job file tells their own overlap apart.
 //
 //   mpimon_bench_nbc_overlap ibcast|iallreduce|igather <bytes> <repetitions> alone|test
 //   mpimon_bench_nbc_overlap model <ranks> <communication cores>     the model's figures
@@ -66,25 +66,6 @@ double max_over_ranks(double value) {
   return max;
 }
 
-// coll_monitoring_nbc_overlap on a communicator, or -1 without mpimon's COLL layer.
-double monitored_overlap(MPI_Comm comm) {
-  int index = -1;
-  if (MPI_T_pvar_get_index("coll_monitoring_nbc_overlap", MPI_T_PVAR_CLASS_PERCENTAGE, &index) != MPI_SUCCESS) return -1;
-  MPI_T_pvar_session session;
-  MPI_T_pvar_handle handle;
-  int count = 0;
-  double value = -1;
-  MPI_T_pvar_session_create(&session);
-  if (MPI_T_pvar_handle_alloc(session, index, &comm, &handle, &count) == MPI_SUCCESS) {
-    MPI_T_pvar_start(session, handle);
-    MPI_T_pvar_read(session, handle, &value);
-    MPI_T_pvar_stop(session, handle);
-    MPI_T_pvar_handle_free(session, &handle);
-  }
-  MPI_T_pvar_session_free(&session);
-  return value;
-}
-
 int model(int ranks, double cores) {
   using namespace mpimon::splittree;
   const ModelInput in{ranks, cores, BufferGrowth::constant};
@@ -107,7 +88,6 @@ int model(int ranks, double cores) {
 int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[1]) == "model") return model(std::atoi(argv[2]), std::atof(argv[3]));
   int provided = 0;
-  MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided);
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -145,6 +125,7 @@ int main(int argc, char** argv) {
   // Overlapped, on a communicator of its own so that the overlap variable covers only these.
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_name(comm, "overlapped");
   times.clear();
   for (int i = 0; i < repetitions; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -155,16 +136,11 @@ int main(int argc, char** argv) {
     times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   const double t_ovrl = max_over_ranks(median(times));
-  double mine = monitored_overlap(comm), lowest = 0;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  double sum = 0;
-  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double imb = std::max(0.0, std::min(1.0, (t_pure + t_cpu - t_ovrl) / std::min(t_pure, t_cpu)));
   if (rank == 0)
-    std::printf("result pure_us=%.1f cpu_us=%.1f ovrl_us=%.1f imb_overlap=%.3f mpimon_overlap_mean=%.3f mpimon_overlap_min=%.3f\n",
-                t_pure * 1e6, t_cpu * 1e6, t_ovrl * 1e6, imb, lowest < 0 ? -1.0 : sum / size, lowest);
+    std::printf("result pure_us=%.1f cpu_us=%.1f ovrl_us=%.1f imb_overlap=%.3f\n", t_pure * 1e6, t_cpu * 1e6,
+                t_ovrl * 1e6, imb);
   MPI_Comm_free(&comm);
-  MPI_T_finalize();
   MPI_Finalize();
   return 0;
 }

@@ -46,8 +46,14 @@ TEST(NbcCall, OverlapIsTheByteShareBeforeTheWaitOrOneWithoutWait) {
   zero_bytes.messages_before_wait = 3;
   EXPECT_DOUBLE_EQ(zero_bytes.overlap(), 0.75) << "0-byte messages (ibarrier): the share of messages";
   NbcCall nothing;
+  EXPECT_TRUE(nothing.measured()) << "completed before any wait: 1";
   nothing.waited = true;
-  EXPECT_DOUBLE_EQ(nothing.overlap(), 0.0) << "posted nothing and had to wait";
+  EXPECT_FALSE(nothing.measured()) << "posted nothing of its own and was waited for: nothing to tell";
+  NbcKindTotals totals;
+  totals.add(nothing);
+  EXPECT_EQ(totals.calls, 1u);
+  EXPECT_EQ(totals.measured_calls, 0u);
+  EXPECT_EQ(totals.histogram[0], 0u);
 }
 
 TEST(NbcCall, HistogramBucketsAreTenthsWithOneInTheLast) {
@@ -229,6 +235,15 @@ TEST_F(NbcTrackerTest, ByteWeightedOverlapAndDumpLines) {
   EXPECT_EQ(format_prof_nbc(3, registry, 1e-9),
             "# NBC\t3\tworld\tiallreduce\t2 calls\t2 waited\t3.000000000 s\t1.000000000 s blocked\t800 bytes\t"
             "400 bytes before wait\t0.500000\t0,0,1,0,0,0,0,1,0,0\n");
+}
+
+TEST(NbcTotals, AReceiveOnlyCallHasNoMeanInTheDumpLines) {
+  CommunicatorRegistry registry;
+  CommunicatorClasses* leaf = registry.open("w", {0, 1});
+  NbcCall receive_only;
+  receive_only.waited = true;
+  leaf->nbc_totals()[NbcKind::ibcast].add(receive_only);
+  EXPECT_EQ(format_job_nbc(1, registry, 1e-9), "nbc_overlap 1 w ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
 }
 
 TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {

@@ -38,6 +38,8 @@ TEST(NbcSection, MalformedLinesAreLeftOutAndMarkupEscaped) {
       line({"0", "w", "ibcast", "1", "0", "0", "0", "0", "0", "-1", "0,0,0,0,0,0,0,0,0,1"}),
       line({"0", "w", "ibcast", "1", "0", "0", "0", "0", "0", "1", "0,0,0,0,0,0,0,0,1"}),
       line({"0", "w", "ibcast", "0", "0", "0", "0", "0", "0", "1", "0,0,0,0,0,0,0,0,0,0"}),
+      line({"0", "w", "ibcast", "1", "1", "0", "0", "0", "0", "0.5", "0,0,0,0,0,0,0,0,0,0"}),  // mean without calls
+      line({"0", "w", "ibcast", "1", "1", "0", "0", "0", "0", "-", "0,0,0,0,0,0,0,0,0,1"}),    // calls without mean
       line({"0", "w"}),
   };
   EXPECT_NE(nbc_overlap_section(input).find("No nonblocking collective recorded"), std::string::npos);
@@ -45,4 +47,17 @@ TEST(NbcSection, MalformedLinesAreLeftOutAndMarkupEscaped) {
   const std::string html = nbc_overlap_section(input);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;"), std::string::npos);
+}
+
+TEST(NbcSection, ReceiveOnlyRanksCountCallsButNoOverlap) {
+  ReportInput input;
+  input.annotations = {
+      line({"0", "w", "ibcast", "1", "1", "0.002", "0.001", "8", "8", "1.000000", "0,0,0,0,0,0,0,0,0,1"}),
+      line({"1", "w", "ibcast", "1", "1", "0.002", "0.001", "0", "0", "-", "0,0,0,0,0,0,0,0,0,0"}),
+  };
+  const std::string html = nbc_overlap_section(input);
+  EXPECT_NE(html.find("<td>2</td><td>2</td><td>2</td><td>2.000</td><td>0.002000</td><td>1.000</td><td>1.000</td>"
+                      "<td>0 (1.000)</td>"),
+            std::string::npos)
+      << html;
 }

@@ -16,7 +16,7 @@ namespace {
 constexpr int kBuckets = 10;
 
 struct KindSummary {
-  uint64_t ranks = 0, calls = 0, waited = 0, bytes = 0, before = 0;
+  uint64_t ranks = 0, calls = 0, waited = 0, bytes = 0, before = 0, measured = 0;
   double duration = 0, blocked = 0, overlap_sum = 0;
   uint64_t histogram[kBuckets] = {};
   double lowest_mean = 2;  // the rank with the lowest mean overlap
@@ -59,10 +59,11 @@ std::string nbc_overlap_section(const ReportInput& input) {
   for (const JobAnnotation& a : input.annotations) {
     if (a.keyword != "nbc_overlap" || a.fields.size() != 11) continue;
     uint64_t calls, waited, bytes, before, histogram[kBuckets] = {};
-    double duration, blocked, mean;
+    double duration, blocked, mean = 0;
+    const bool has_mean = a.fields[9] != "-";  // "-": no call of its own to measure (a receiver)
     if (!parse(a.fields[3], calls) || !parse(a.fields[4], waited) || !parse(a.fields[5], duration) ||
         !parse(a.fields[6], blocked) || !parse(a.fields[7], bytes) || !parse(a.fields[8], before) ||
-        !parse(a.fields[9], mean) || calls == 0)
+        (has_mean && !parse(a.fields[9], mean)) || calls == 0)
       continue;
     std::string_view buckets = a.fields[10];
     bool ok = true;
@@ -72,6 +73,9 @@ std::string nbc_overlap_section(const ReportInput& input) {
       buckets = comma == std::string_view::npos ? std::string_view{} : buckets.substr(comma + 1);
     }
     if (!ok) continue;
+    uint64_t measured = 0;
+    for (uint64_t h : histogram) measured += h;
+    if (has_mean != (measured > 0) || measured > calls) continue;
     KindSummary& s = summaries[{unescape_name(a.fields[1]), a.fields[2]}];
     ++s.ranks;
     s.calls += calls;
@@ -80,9 +84,10 @@ std::string nbc_overlap_section(const ReportInput& input) {
     s.blocked += blocked;
     s.bytes += bytes;
     s.before += before;
-    s.overlap_sum += mean * static_cast<double>(calls);
+    s.overlap_sum += mean * static_cast<double>(measured);
+    s.measured += measured;
     for (int k = 0; k < kBuckets; ++k) s.histogram[k] += histogram[k];
-    if (mean < s.lowest_mean) {
+    if (has_mean && mean < s.lowest_mean) {
       s.lowest_mean = mean;
       s.lowest_rank = a.fields[0];
     }
@@ -92,20 +97,22 @@ std::string nbc_overlap_section(const ReportInput& input) {
     return out + "<p>No nonblocking collective recorded (needs a job file from a run with the COLL layer).</p>\n";
   out +=
       "<p>Overlap of a call: the share of its point-to-point bytes posted before the application started to wait "
-      "for it (1 if it completed before any wait). Byte-weighted: over every call's bytes. Blocked: time in wait "
-      "calls on it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited for</th>"
+      "for it (1 if it completed before any wait; calls that sent nothing of their own and were waited for are left "
+      "out of the mean and the deciles). Byte-weighted: over every call's bytes. Blocked: time in wait calls on "
+      "it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited for</th>"
       "<th>mean duration (ms)</th><th>blocked (s, all ranks)</th><th>byte-weighted overlap</th><th>mean overlap</th>"
       "<th>lowest rank (mean)</th><th>overlap deciles</th></tr>\n";
   for (const auto& [key, s] : summaries) {
-    const double weighted = s.bytes ? static_cast<double>(s.before) / static_cast<double>(s.bytes)
-                                    : s.overlap_sum / static_cast<double>(s.calls);
+    const double mean = s.measured ? s.overlap_sum / static_cast<double>(s.measured) : 0;
+    const double weighted = s.bytes ? static_cast<double>(s.before) / static_cast<double>(s.bytes) : mean;
     out += "<tr><td style=\"text-align:left\">" + escape_markup(key.first) + "</td><td style=\"text-align:left\">" +
            escape_markup(key.second) + "</td><td>" + std::to_string(s.ranks) + "</td><td>" + std::to_string(s.calls) +
            "</td><td>" + std::to_string(s.waited) + "</td><td>" +
            fixed(1000.0 * s.duration / static_cast<double>(s.calls), 3) + "</td><td>" + fixed(s.blocked, 6) +
-           "</td><td>" + fixed(weighted, 3) + "</td><td>" + fixed(s.overlap_sum / static_cast<double>(s.calls), 3) +
-           "</td><td>" + escape_markup(s.lowest_rank) + " (" + fixed(s.lowest_mean, 3) + ")</td><td>" +
-           histogram_cell(s.histogram, s.calls) + "</td></tr>\n";
+           "</td><td>" + (s.bytes || s.measured ? fixed(weighted, 3) : "-") + "</td><td>" +
+           (s.measured ? fixed(mean, 3) : "-") + "</td><td>" +
+           (s.measured ? escape_markup(s.lowest_rank) + " (" + fixed(s.lowest_mean, 3) + ")" : "-") + "</td><td>" +
+           histogram_cell(s.histogram, s.measured) + "</td></tr>\n";
   }
   return out + "</table>\n";
 }

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include <ompi/mca/coll/base/coll_tags.h>
 #include <ompi/mca/pml/pml.h>
@@ -214,6 +215,10 @@ void bind_this_thread(const std::string& cpuset_list) {
 void Engine::run_thread() {
   on_progress_thread = true;
   bind_this_thread(binding_);
+  // Idle, the thread keeps polling a little before it sleeps: collectives often follow
+  // each other, and a sleeping thread first has to be woken and scheduled.
+  constexpr auto kLinger = std::chrono::milliseconds(1);
+  auto idle_since = std::chrono::steady_clock::now();
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     bool work = false, progressed = false;
@@ -223,9 +228,16 @@ void Engine::run_thread() {
       progressed = c->advance(Side::thread) || progressed;
     }
     if (!work) {
-      wake_.wait(lock);
+      if (std::chrono::steady_clock::now() - idle_since < kLinger) {
+        lock.unlock();
+        sched_yield();
+        lock.lock();
+      } else {
+        wake_.wait(lock);
+      }
       continue;
     }
+    idle_since = std::chrono::steady_clock::now();
     lock.unlock();
     opal_progress();  // our transfers (and anything else pending) move on this core
     if (!progressed) sched_yield();

@@ -32,13 +32,15 @@ double NbcCall::overlap() const noexcept {
 }
 
 void NbcKindTotals::add(const NbcCall& call) noexcept {
-  const double overlap = call.overlap();
   ++calls;
   waited_calls += call.waited;
   duration_ticks += call.duration_ticks;
   blocked_ticks += call.blocked_ticks;
   bytes += call.bytes;
   bytes_before_wait += call.waited ? call.bytes_before_wait : call.bytes;
+  if (!call.measured()) return;
+  const double overlap = call.overlap();
+  ++measured_calls;
   overlap_sum += overlap;
   ++histogram[overlap_bucket(overlap)];
 }
@@ -50,6 +52,7 @@ void NbcKindTotals::merge(const NbcKindTotals& o) noexcept {
   blocked_ticks += o.blocked_ticks;
   bytes += o.bytes;
   bytes_before_wait += o.bytes_before_wait;
+  measured_calls += o.measured_calls;
   overlap_sum += o.overlap_sum;
   for (int k = 0; k < kOverlapBuckets; ++k) histogram[k] += o.histogram[k];
 }
@@ -67,7 +70,7 @@ void NbcTotals::merge(const NbcTotals& other) noexcept {
 double NbcTotals::byte_weighted_overlap() const noexcept {
   const NbcKindTotals all = sum();
   if (all.bytes > 0) return static_cast<double>(all.bytes_before_wait) / static_cast<double>(all.bytes);
-  return all.calls > 0 ? all.overlap_sum / static_cast<double>(all.calls) : 0.0;
+  return all.mean_overlap();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -340,6 +343,8 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
+std::string mean_text(const NbcKindTotals& t) { return t.measured_calls ? fixed(t.mean_overlap(), 6) : "-"; }
+
 std::string histogram_text(const NbcKindTotals& t) {
   std::string out;
   for (int k = 0; k < kOverlapBuckets; ++k) {
@@ -370,7 +375,7 @@ std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double
            fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " s\t" +
            fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " s blocked\t" +
            std::to_string(t.bytes) + " bytes\t" + std::to_string(t.bytes_before_wait) + " bytes before wait\t" +
-           fixed(t.overlap_sum / static_cast<double>(t.calls), 6) + "\t" + histogram_text(t) + "\n";
+           mean_text(t) + "\t" + histogram_text(t) + "\n";
   });
   return out;
 }
@@ -382,8 +387,7 @@ std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double 
            std::to_string(t.calls) + " " + std::to_string(t.waited_calls) + " " +
            fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " " +
            fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " " + std::to_string(t.bytes) + " " +
-           std::to_string(t.bytes_before_wait) + " " + fixed(t.overlap_sum / static_cast<double>(t.calls), 6) + " " +
-           histogram_text(t) + "\n";
+           std::to_string(t.bytes_before_wait) + " " + mean_text(t) + " " + histogram_text(t) + "\n";
   });
   return out;
 }

@@ -9,7 +9,8 @@
 //   overlap   the share of its own point-to-point bytes (sends posted by this process on
 //             its communicator with its tags) posted before the application first waited
 //             for it; 1 if it completed before any wait (0-byte messages only: the share
-//             of messages; no message at all and waited for: 0)
+//             of messages; no message of its own and waited for - a bcast leaf, a gather
+//             root -: nothing to measure, left out of the mean and the histogram)
 //
 // and adds the call to its communicator's totals, per kind (NbcTotals, kept in the
 // communicator's CommunicatorClasses entry).
@@ -60,7 +61,9 @@ struct NbcCall {
   uint64_t messages = 0;
   uint64_t messages_before_wait = 0;
   bool waited = false;  // the application waited for it before it completed
-  double overlap() const noexcept;
+  // False when it was waited for and posted no message of its own (no overlap to tell).
+  bool measured() const noexcept { return !waited || messages > 0; }
+  double overlap() const noexcept;  // meaningful when measured()
 };
 
 struct NbcKindTotals {
@@ -70,8 +73,11 @@ struct NbcKindTotals {
   uint64_t blocked_ticks = 0;
   uint64_t bytes = 0;
   uint64_t bytes_before_wait = 0;
-  double overlap_sum = 0;  // per-call overlaps summed (mean = overlap_sum / calls)
-  uint64_t histogram[kOverlapBuckets] = {};
+  uint64_t measured_calls = 0;  // calls with an overlap (see NbcCall::measured)
+  double overlap_sum = 0;       // their overlaps summed
+  uint64_t histogram[kOverlapBuckets] = {};  // of those calls
+
+  double mean_overlap() const noexcept { return measured_calls ? overlap_sum / static_cast<double>(measured_calls) : 0; }
 
   void add(const NbcCall& call) noexcept;
   void merge(const NbcKindTotals& other) noexcept;
@@ -86,7 +92,7 @@ struct NbcTotals {
   NbcKindTotals sum() const noexcept;
   void merge(const NbcTotals& other) noexcept;
   // Bytes posted before the wait / bytes, over every call; the mean per-call overlap when
-  // no call moved a byte; 0 when no call completed.
+  // no call moved a byte; 0 when nothing was measured.
   double byte_weighted_overlap() const noexcept;
 };
 
@@ -205,6 +211,7 @@ class NbcTracker {
 //           <bytes> bytes\t<before> bytes before wait\t<mean overlap>\t<h0>,...,<h9>"
 //   job:   "nbc_overlap <me> <name> <kind> <calls> <waited> <duration s> <blocked s> <bytes> <before>
 //           <mean overlap> <h0>,...,<h9>"
+// The mean is "-" when no call was measured (the histogram then sums to 0).
 std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick);
 std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick);
 
