@@ -3,7 +3,7 @@
 # MPI_Test polling during the computation, and coll/splittree for S = 0..H, next to the
 # split-tree model's prediction. Reports only.
 #
-#   bench/nbc_overlap.sh [BUILD_DIR]          (MPIMON_NBC_RANKS, _BYTES, _REPETITIONS: 4, 1048576, 20)
+#   bench/nbc_overlap.sh [BUILD_DIR]          (MPIMON_NBC_RANKS, _BYTES, _REPETITIONS: 4, 8388608, 10)
 #
 # mpimon_bench_nbc_overlap (nbc_overlap_bench.cpp) measures, for one collective: t_pure
 # (MPI_I<coll> + MPI_Wait alone), t_CPU (computation sized to t_pure), t_ovrl (the
@@ -27,8 +27,8 @@ set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ranks=${MPIMON_NBC_RANKS:-4}
-bytes=${MPIMON_NBC_BYTES:-1048576}
-repetitions=${MPIMON_NBC_REPETITIONS:-20}
+bytes=${MPIMON_NBC_BYTES:-8388608}
+repetitions=${MPIMON_NBC_REPETITIONS:-10}
 [[ -f $plugindir/mca_coll_splittree.so ]] || die "no $plugindir/mca_coll_splittree.so (build first)"
 cmake --build "$builddir" --target mpimon_bench_nbc_overlap >/dev/null || die "cannot build mpimon_bench_nbc_overlap"
 exe=$builddir/bin/mpimon_bench_nbc_overlap
