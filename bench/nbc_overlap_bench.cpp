@@ -93,12 +93,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 5) {
-    if (rank == 0) std::fprintf(stderr, "usage: %s ibcast|iallreduce|igather <bytes> <repetitions> alone|test\n", argv[0]);
+    if (rank == 0)
+      std::fprintf(stderr, "usage: %s ibcast|iallreduce|igather <bytes> <repetitions> alone|test\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const int bytes = std::atoi(argv[2]), repetitions = std::atoi(argv[3]);
   const bool poll = std::string(argv[4]) == "test";
-  Collective c{argv[1], std::vector<char>(static_cast<size_t>(bytes) * size + 64), std::vector<char>(static_cast<size_t>(bytes) * size + 64), bytes};
+  Collective c{argv[1], std::vector<char>(static_cast<size_t>(bytes) * size + 64),
+               std::vector<char>(static_cast<size_t>(bytes) * size + 64), bytes};
   MPI_Request r;
   // Warm up, then the collective alone.
   for (int i = 0; i < 3; ++i) {

@@ -123,8 +123,8 @@ int every_intra_kind(MPI_Comm c, bool intercomm) {
                      MPI_INT, c, &r));
   std::vector<int> wdispls(n);
   for (int i = 0; i < n; ++i) wdispls[i] = displs[i] * static_cast<int>(sizeof(int));
-  run(MPI_Ialltoallw(out.data(), counts.data(), wdispls.data(), types.data(), in.data(), counts.data(),
-                     wdispls.data(), types.data(), c, &r));
+  run(MPI_Ialltoallw(out.data(), counts.data(), wdispls.data(), types.data(), in.data(), counts.data(), wdispls.data(),
+                     types.data(), c, &r));
   run(MPI_Ibarrier(c, &r));
   run(MPI_Ibcast(out.data(), 2, MPI_INT, root, c, &r));
   if (!intercomm) run(MPI_Iexscan(out.data(), in.data(), 2, MPI_INT, MPI_SUM, c, &r));
@@ -245,7 +245,8 @@ void exact() {
     MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, second, &r);
     for (int done = 0; !done;) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     const double overlap = w.overlap.read_double();
-    check(overlap == 1.0 && w.blocked.read_double() == 0.0, "completed by MPI_Test: overlap " + std::to_string(overlap));
+    check(overlap == 1.0 && w.blocked.read_double() == 0.0,
+          "completed by MPI_Test: overlap " + std::to_string(overlap));
   }
   MPI_Comm_free(&first);
   MPI_Comm_free(&second);

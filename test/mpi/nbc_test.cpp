@@ -16,8 +16,8 @@ namespace {
 const std::string kNbc = MPIMON_NBC_PATTERNS;
 
 JobResult run_nbc(int ranks, const std::vector<std::string>& mode, const std::vector<std::string>& extra = {}) {
-  return run_job(ranks, concat_arguments(concat_arguments(monitoring_arguments(), extra),
-                                         concat_arguments({kNbc}, mode)));
+  return run_job(ranks,
+                 concat_arguments(concat_arguments(monitoring_arguments(), extra), concat_arguments({kNbc}, mode)));
 }
 
 // "rank <r>: overlap <x> ..." lines of an overlap scenario: rank -> overlap.

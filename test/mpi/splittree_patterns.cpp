@@ -156,8 +156,8 @@ void results() {
             MPI_Ireduce(root_in_place ? MPI_IN_PLACE : send.data(), got.data(), count, t.type, op, root, w, &r);
             wait(&r);
             MPI_Reduce(root_in_place ? MPI_IN_PLACE : send.data(), want.data(), count, t.type, op, root, w);
-            const std::string name =
-                std::string("ireduce ") + op_name + (in_place ? " in place " : " ") + what + " root " + std::to_string(root);
+            const std::string name = std::string("ireduce ") + op_name + (in_place ? " in place " : " ") + what +
+                                     " root " + std::to_string(root);
             if (rank == root) check(same(got, want, t, float_sum, why), name + ": " + why);
             if (root != 0) continue;  // allreduce has no root: once
             std::fill(got.begin(), got.end(), 0x55);
@@ -183,7 +183,8 @@ void results() {
             std::memcpy(got.data() + root * block, send.data(), block);
             std::memcpy(want.data() + root * block, send.data(), block);
           }
-          MPI_Igather(root_in_place ? MPI_IN_PLACE : send.data(), count, t.type, got.data(), count, t.type, root, w, &r);
+          MPI_Igather(root_in_place ? MPI_IN_PLACE : send.data(), count, t.type, got.data(), count, t.type, root, w,
+                      &r);
           wait(&r);
           MPI_Gather(root_in_place ? MPI_IN_PLACE : send.data(), count, t.type, want.data(), count, t.type, root, w);
           const std::string suffix = (in_place ? " in place " : " ") + what + " root " + std::to_string(root);

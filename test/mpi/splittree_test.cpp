@@ -3,8 +3,8 @@
 // under our COLL monitoring, and the overlap it gives.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "mpi_job.h"
@@ -16,8 +16,8 @@ namespace {
 const std::string kSplit = MPIMON_SPLITTREE_PATTERNS;
 
 std::vector<std::string> split_tree(const std::string& levels) {
-  return {"--mca", "mpi_yield_when_idle", "1", "--mca", "coll_splittree_enable", "1", "--mca", "coll_splittree_levels",
-          levels,  "--mca", "coll_splittree_verbose", "1"};
+  return {"--mca", "mpi_yield_when_idle",   "1",    "--mca", "coll_splittree_enable",  "1",
+          "--mca", "coll_splittree_levels", levels, "--mca", "coll_splittree_verbose", "1"};
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {
@@ -51,8 +51,8 @@ TEST(SplitTree, ResultsEqualOpenMpisAtTheModelsChoice8Ranks) {
 
 TEST(SplitTree, AFreeCoreGetsTheProgressThreadAndTheModelPutsTheTreeOnIt2Ranks) {
   // Both ranks bound to core 0: core 1 is free. N = 2, P = 1: equation 5 gives S = 0.
-  const JobResult job = run_job(
-      2, concat_arguments({"--cpu-set", "0", "--bind-to", "core"}, concat_arguments(split_tree("model"), {kSplit, "results"})));
+  const JobResult job = run_job(2, concat_arguments({"--cpu-set", "0", "--bind-to", "core"},
+                                                    concat_arguments(split_tree("model"), {kSplit, "results"})));
   expect_every_rank_ok(job, 2, "results");
   EXPECT_NE(job.output.find("(2 on this host, 1 of 2 cores free), H = 1, S = 0"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("progress thread on core 1"), std::string::npos) << job.output;
@@ -68,8 +68,9 @@ TEST(SplitTree, WithoutThreadMultipleOneWarningAndOpenMpisOwnAlgorithm4Ranks) {
 TEST(SplitTree, StacksUnderCollMonitoringWhoseRecordsStayExact4Ranks) {
   // coll_patterns checks every collective's C records and classes against the rules; the
   // nonblocking ones now run on the split tree.
-  const JobResult job = run_job(4, concat_arguments(concat_arguments(split_tree("1"), {"--mca", "pml_monitoring_enable", "2"}),
-                                                    {MPIMON_COLL_PATTERNS, "all", "multiple"}));
+  const JobResult job =
+      run_job(4, concat_arguments(concat_arguments(split_tree("1"), {"--mca", "pml_monitoring_enable", "2"}),
+                                  {MPIMON_COLL_PATTERNS, "all", "multiple"}));
   expect_every_rank_ok(job, 4, "all");
   EXPECT_NE(job.output.find("S = 1"), std::string::npos) << job.output;
 }
@@ -96,9 +97,11 @@ TEST(SplitTree, OverlapRisesToAboutOneWhenTheProgressThreadHasAFreeCore2Ranks) {
   // libnbc, rank 0 posts its bytes only inside MPI_Wait (overlap 0, rank 1: 1); with the
   // split tree (the model picks S = 0 here), every rank's bytes go out during the
   // computation. One rerun if the shared machine disturbed the first.
-  const std::vector<std::string> placement = {"--cpu-set", "0", "--bind-to", "core", "--mca", "pml_monitoring_enable", "2"};
+  const std::vector<std::string> placement = {"--cpu-set", "0", "--bind-to", "core", "--mca", "pml_monitoring_enable",
+                                              "2"};
   const std::vector<std::string> scenario = {MPIMON_NBC_PATTERNS, "--multiple", "overlap", "8388608", "0.2", "alone"};
-  const JobResult libnbc = run_job(2, concat_arguments(placement, concat_arguments({"--mca", "coll_splittree_enable", "0"}, scenario)));
+  const JobResult libnbc =
+      run_job(2, concat_arguments(placement, concat_arguments({"--mca", "coll_splittree_enable", "0"}, scenario)));
   ASSERT_EQ(libnbc.exit_code, 0) << libnbc.output;
   const auto before = overlaps(libnbc.output);
   ASSERT_EQ(before.size(), 2u) << libnbc.output;

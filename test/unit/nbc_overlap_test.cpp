@@ -243,7 +243,8 @@ TEST(NbcTotals, AReceiveOnlyCallHasNoMeanInTheDumpLines) {
   NbcCall receive_only;
   receive_only.waited = true;
   leaf->nbc_totals()[NbcKind::ibcast].add(receive_only);
-  EXPECT_EQ(format_job_nbc(1, registry, 1e-9), "nbc_overlap 1 w ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
+  EXPECT_EQ(format_job_nbc(1, registry, 1e-9),
+            "nbc_overlap 1 w ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
 }
 
 TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {

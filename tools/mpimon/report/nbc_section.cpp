@@ -44,7 +44,8 @@ std::string histogram_cell(const uint64_t (&histogram)[kBuckets], uint64_t calls
   for (int k = 0; k < kBuckets; ++k) svg += (k ? "," : "") + std::to_string(histogram[k]);
   svg += " calls per overlap decile</title>";
   for (int k = 0; k < kBuckets; ++k) {
-    const int h = calls ? static_cast<int>(16.0 * static_cast<double>(histogram[k]) / static_cast<double>(calls) + 0.5) : 0;
+    const int h =
+        calls ? static_cast<int>(16.0 * static_cast<double>(histogram[k]) / static_cast<double>(calls) + 0.5) : 0;
     svg += "<rect x=\"" + std::to_string(6 * k) + "\" y=\"" + std::to_string(16 - h) + "\" width=\"5\" height=\"" +
            std::to_string(h) + "\" fill=\"#3b528b\"/>";
   }
@@ -99,7 +100,8 @@ std::string nbc_overlap_section(const ReportInput& input) {
       "<p>Overlap of a call: the share of its point-to-point bytes posted before the application started to wait "
       "for it (1 if it completed before any wait; calls that sent nothing of their own and were waited for are left "
       "out of the mean and the deciles). Byte-weighted: over every call's bytes. Blocked: time in wait calls on "
-      "it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited for</th>"
+      "it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited "
+      "for</th>"
       "<th>mean duration (ms)</th><th>blocked (s, all ranks)</th><th>byte-weighted overlap</th><th>mean overlap</th>"
       "<th>lowest rank (mean)</th><th>overlap deciles</th></tr>\n";
   for (const auto& [key, s] : summaries) {

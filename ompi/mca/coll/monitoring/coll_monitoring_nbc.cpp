@@ -147,8 +147,7 @@ void set_wait_wrappers(bool active) {
   __atomic_store_n(&f.req_wait, active ? tracked_wait : original_functions.req_wait, __ATOMIC_RELAXED);
   __atomic_store_n(&f.req_wait_all, active ? tracked_wait_all : original_functions.req_wait_all, __ATOMIC_RELAXED);
   __atomic_store_n(&f.req_wait_any, active ? tracked_wait_any : original_functions.req_wait_any, __ATOMIC_RELAXED);
-  __atomic_store_n(&f.req_wait_some, active ? tracked_wait_some : original_functions.req_wait_some,
-                   __ATOMIC_RELAXED);
+  __atomic_store_n(&f.req_wait_some, active ? tracked_wait_some : original_functions.req_wait_some, __ATOMIC_RELAXED);
 }
 
 // The tag Open MPI's nonblocking modules reserve first on `comm` (the rule of
@@ -203,8 +202,7 @@ void after_nbc(const NbcStart& start, int rc, ompi_communicator_t* comm, ompi_re
       return;
     }
     // The module reserved the tags from first_tag down to the one before c_nbc_tag now.
-    tracker->started(start.pending, comm->c_nbc_tag + 1,
-                     request == &ompi_request_empty ? nullptr : request);
+    tracker->started(start.pending, comm->c_nbc_tag + 1, request == &ompi_request_empty ? nullptr : request);
   }
   if (start.pending == nullptr && end_event == nullptr) return;
   if (request == nullptr || request == &ompi_request_empty) {  // complete already (the shared empty request)
@@ -213,9 +211,15 @@ void after_nbc(const NbcStart& start, int rc, ompi_communicator_t* comm, ompi_re
     return;
   }
   CompletionWatch* watch = new_watch();
-  *watch = CompletionWatch{kWatchMark, request, start.pending, end_event != nullptr, comm,
-                           end_event != nullptr ? *end_event : mpimon_coll_event{}, request->req_complete_cb,
-                           request->req_complete_cb_data, nullptr};
+  *watch = CompletionWatch{kWatchMark,
+                           request,
+                           start.pending,
+                           end_event != nullptr,
+                           comm,
+                           end_event != nullptr ? *end_event : mpimon_coll_event{},
+                           request->req_complete_cb,
+                           request->req_complete_cb_data,
+                           nullptr};
   ompi_request_set_callback(request, completed, watch);
 }
 

@@ -15,11 +15,11 @@
 namespace mpimon::splittree {
 
 struct Settings {
-  bool enabled = false;   // coll_splittree_enable
-  int levels = -1;        // coll_splittree_levels: S, or -1 for the model's choice
-  int priority = 50;      // coll_splittree_priority
-  bool verbose = false;   // coll_splittree_verbose
-  bool usable = false;    // enabled and MPI_THREAD_MULTIPLE
+  bool enabled = false;  // coll_splittree_enable
+  int levels = -1;       // coll_splittree_levels: S, or -1 for the model's choice
+  int priority = 50;     // coll_splittree_priority
+  bool verbose = false;  // coll_splittree_verbose
+  bool usable = false;   // enabled and MPI_THREAD_MULTIPLE
 };
 Settings& settings();
 

@@ -87,8 +87,7 @@ int component_register() {
       "monitoring) (mpimon)",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &priority_text);
   mca_base_component_var_register(
-      version, "verbose",
-      "1: world rank 0 prints each communicator's S and the progress thread's core (mpimon)",
+      version, "verbose", "1: world rank 0 prints each communicator's S and the progress thread's core (mpimon)",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &verbose_text);
 
   std::string warning;
@@ -96,8 +95,8 @@ int component_register() {
   if (!warning.empty()) warn(warning + ": split tree off", true);
   warning.clear();
   if (levels_text != nullptr && std::strcmp(levels_text, "model") != 0 && levels_text[0] != '\0') {
-    settings().levels = mpimon::checked_level("coll_splittree_levels", levels_text, -1, -1,
-                                              "'model' or 0 and above", warning);
+    settings().levels =
+        mpimon::checked_level("coll_splittree_levels", levels_text, -1, -1, "'model' or 0 and above", warning);
     if (!warning.empty()) warn(warning + ": the model chooses", true);
   }
   warning.clear();
@@ -121,9 +120,10 @@ ompi_hook_base_component_t hooks = [] {
 int init_query(bool, bool enable_mpi_threads) {
   if (!settings().enabled) return OMPI_SUCCESS;
   if (!enable_mpi_threads) {
-    warn("coll_splittree_enable 1 needs MPI_THREAD_MULTIPLE (its progress thread calls MPI); this program "
-         "initialised MPI with a lower thread level: Open MPI's own nonblocking collectives are used",
-         true);
+    warn(
+        "coll_splittree_enable 1 needs MPI_THREAD_MULTIPLE (its progress thread calls MPI); this program "
+        "initialised MPI with a lower thread level: Open MPI's own nonblocking collectives are used",
+        true);
     return OMPI_SUCCESS;
   }
   static const bool ready = [] {

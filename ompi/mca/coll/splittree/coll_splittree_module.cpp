@@ -65,8 +65,8 @@ int ireduce(const void* send, void* receive, int count, ompi_datatype_t* type, o
   Module* m = self(module);
   if (!commutative(op))  // the tree reduces in its own order
     return m->below_ireduce(send, receive, count, type, op, root, comm, request, m->below_ireduce_module);
-  *request = Engine::instance().start(make_reduce(send, receive, count, type, op, root, comm, m->s_constant, false),
-                                      comm);
+  *request =
+      Engine::instance().start(make_reduce(send, receive, count, type, op, root, comm, m->s_constant, false), comm);
   return OMPI_SUCCESS;
 }
 
@@ -75,8 +75,7 @@ int iallreduce(const void* send, void* receive, int count, ompi_datatype_t* type
   Module* m = self(module);
   if (!commutative(op))
     return m->below_iallreduce(send, receive, count, type, op, comm, request, m->below_iallreduce_module);
-  *request =
-      Engine::instance().start(make_reduce(send, receive, count, type, op, 0, comm, m->s_constant, true), comm);
+  *request = Engine::instance().start(make_reduce(send, receive, count, type, op, 0, comm, m->s_constant, true), comm);
   return OMPI_SUCCESS;
 }
 
@@ -92,8 +91,8 @@ int igather(const void* send, int send_count, ompi_datatype_t* send_type, void* 
 int iscatter(const void* send, int send_count, ompi_datatype_t* send_type, void* receive, int receive_count,
              ompi_datatype_t* receive_type, int root, ompi_communicator_t* comm, ompi_request_t** request,
              mca_coll_base_module_t* module) {
-  *request = Engine::instance().start(make_scatter(send, send_count, send_type, receive, receive_count,
-                                                   receive_type, root, comm, self(module)->s_doubling),
+  *request = Engine::instance().start(make_scatter(send, send_count, send_type, receive, receive_count, receive_type,
+                                                   root, comm, self(module)->s_doubling),
                                       comm);
   return OMPI_SUCCESS;
 }

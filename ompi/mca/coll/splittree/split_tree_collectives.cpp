@@ -80,9 +80,9 @@ void add_reduce(Collective& c, const BinomialTree& t, void* accumulator, int cou
   char* partial = scratch_for(c, count, type);
   for (int k = 0; k < t.parent_log2(); ++k) {
     if (t.child(k) < 0) continue;
-    c.add({side_of(k, s),
-           {{false, t.child(k), partial, static_cast<size_t>(count), type}},
-           [=] { PMPI_Reduce_local(partial, accumulator, count, type, op); }});
+    c.add({side_of(k, s), {{false, t.child(k), partial, static_cast<size_t>(count), type}}, [=] {
+             PMPI_Reduce_local(partial, accumulator, count, type, op);
+           }});
   }
   if (!t.is_root())
     c.add({side_of(t.parent_log2(), s), {{true, t.parent(), accumulator, static_cast<size_t>(count), type}}, {}});
@@ -111,8 +111,9 @@ std::unique_ptr<Collective> make_reduce(const void* send, void* receive, int cou
   // The root (every rank for allreduce) accumulates in its receive buffer, the others in
   // scratch memory: their send buffer is the application's.
   void* accumulator = all || t.is_root() ? receive : scratch_for(*c, count, type);
-  if (send != MPI_IN_PLACE) ompi_datatype_copy_content_same_ddt(type, count, static_cast<char*>(accumulator),
-                                                                 static_cast<char*>(const_cast<void*>(send)));
+  if (send != MPI_IN_PLACE)
+    ompi_datatype_copy_content_same_ddt(type, count, static_cast<char*>(accumulator),
+                                        static_cast<char*>(const_cast<void*>(send)));
   add_reduce(*c, t, accumulator, count, type, op, s);
   if (all) add_bcast(*c, t, receive, count, type, s);
   return c;
@@ -135,7 +136,8 @@ std::unique_ptr<Collective> make_gather(const void* send, int send_count, ompi_d
   }
   for (int k = 0; k < t.parent_log2(); ++k) {
     if (t.child(k) < 0) continue;
-    c->add({side_of(k, s), {{false, t.child(k), blocks + block * (1u << k), block * t.child_subtree(k), MPI_BYTE}}, {}});
+    c->add(
+        {side_of(k, s), {{false, t.child(k), blocks + block * (1u << k), block * t.child_subtree(k), MPI_BYTE}}, {}});
   }
   if (!t.is_root()) {
     c->add({side_of(t.parent_log2(), s), {{true, t.parent(), blocks, block * t.subtree(), MPI_BYTE}}, {}});
@@ -146,8 +148,8 @@ std::unique_ptr<Collective> make_gather(const void* send, int send_count, ompi_d
   const int n = t.size();
   std::function<void()> place = [=] {
     for (int v = in_place ? 1 : 0; v < n; ++v)
-      unpack(blocks + block * v, block, static_cast<char*>(receive) + t.rank_of(v) * slot, receive_count,
-             receive_type, comm);
+      unpack(blocks + block * v, block, static_cast<char*>(receive) + t.rank_of(v) * slot, receive_count, receive_type,
+             comm);
   };
   c->add({Side::application, {}, place});
   return c;
@@ -169,9 +171,9 @@ std::unique_ptr<Collective> make_scatter(const void* send, int send_count, ompi_
            comm);
     if (!in_place) unpack(blocks, block, receive, receive_count, receive_type, comm);
   } else {
-    c->add({side_of(t.parent_log2(), s),
-            {{false, t.parent(), blocks, block * t.subtree(), MPI_BYTE}},
-            [=] { unpack(blocks, block, receive, receive_count, receive_type, comm); }});
+    c->add({side_of(t.parent_log2(), s), {{false, t.parent(), blocks, block * t.subtree(), MPI_BYTE}}, [=] {
+              unpack(blocks, block, receive, receive_count, receive_type, comm);
+            }});
   }
   add_child_sends(*c, t, t.parent_log2(), s, [&](int k, int child) {
     return Transfer{true, child, blocks + block * (1u << k), block * t.child_subtree(k), MPI_BYTE};

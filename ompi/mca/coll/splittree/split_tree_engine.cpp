@@ -203,8 +203,7 @@ void bind_this_thread(const std::string& cpuset_list) {
   if (hwloc_topology_init(&topology) != 0) return;
   if (hwloc_topology_load(topology) == 0) {
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (hwloc_bitmap_list_sscanf(set, cpuset_list.c_str()) == 0)
-      hwloc_set_cpubind(topology, set, HWLOC_CPUBIND_THREAD);
+    if (hwloc_bitmap_list_sscanf(set, cpuset_list.c_str()) == 0) hwloc_set_cpubind(topology, set, HWLOC_CPUBIND_THREAD);
     hwloc_bitmap_free(set);
   }
   hwloc_topology_destroy(topology);

@@ -30,8 +30,8 @@ int tree_height(int n);
 double level_transfers(int n, int level);
 
 struct ModelInput {
-  int ranks = 0;           // N: the communicator's size
-  double comm_cores = 0;   // P(N): cores running the upper levels (progress threads)
+  int ranks = 0;          // N: the communicator's size
+  double comm_cores = 0;  // P(N): cores running the upper levels (progress threads)
   BufferGrowth growth = BufferGrowth::constant;
 };
 

@@ -83,7 +83,7 @@ struct NbcTracker::Pending {
   CommunicatorClasses* destination = nullptr;
   NbcKind kind = NbcKind::iallgather;
   int32_t lowest_tag = 0, first_tag = -1;  // indexed tags (none when lowest > first)
-  bool starting = false;  // inside its MPI_I... call
+  bool starting = false;                   // inside its MPI_I... call
   bool completed = false;
   int waiters = 0;  // wait calls in progress that include it
   uint64_t start = 0, end = 0;
@@ -274,8 +274,10 @@ void NbcTracker::mark_completed(Pending* p, uint64_t now) {
 void NbcTracker::finish(Pending* p) {
   p->call.duration_ticks = p->end > p->start ? p->end - p->start : 0;
   if (p->destination != nullptr) p->destination->nbc_totals()[p->kind].add(p->call);
-  if (p->live_prev != nullptr) p->live_prev->live_next = p->live_next;
-  else live_ = p->live_next;
+  if (p->live_prev != nullptr)
+    p->live_prev->live_next = p->live_next;
+  else
+    live_ = p->live_next;
   if (p->live_next != nullptr) p->live_next->live_prev = p->live_prev;
   p->live_prev = nullptr;
   p->live_next = free_;

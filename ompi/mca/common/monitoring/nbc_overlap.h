@@ -37,11 +37,13 @@ class CommunicatorRegistry;
 
 // The nonblocking collectives, in the order of their kind values (part of the dump
 // formats only by name).
+// clang-format off
 #define MPIMON_NBC_KINDS(X)                                                                            \
   X(iallgather) X(iallgatherv) X(iallreduce) X(ialltoall) X(ialltoallv) X(ialltoallw) X(ibarrier)      \
   X(ibcast) X(iexscan) X(igather) X(igatherv) X(ireduce) X(ireduce_scatter) X(ireduce_scatter_block)   \
   X(iscan) X(iscatter) X(iscatterv) X(ineighbor_allgather) X(ineighbor_allgatherv) X(ineighbor_alltoall) \
   X(ineighbor_alltoallv) X(ineighbor_alltoallw)
+// clang-format on
 #define MPIMON_NBC_KIND_ENUMERATOR(name) name,
 enum class NbcKind : uint8_t { MPIMON_NBC_KINDS(MPIMON_NBC_KIND_ENUMERATOR) };
 #undef MPIMON_NBC_KIND_ENUMERATOR
@@ -73,11 +75,13 @@ struct NbcKindTotals {
   uint64_t blocked_ticks = 0;
   uint64_t bytes = 0;
   uint64_t bytes_before_wait = 0;
-  uint64_t measured_calls = 0;  // calls with an overlap (see NbcCall::measured)
-  double overlap_sum = 0;       // their overlaps summed
+  uint64_t measured_calls = 0;               // calls with an overlap (see NbcCall::measured)
+  double overlap_sum = 0;                    // their overlaps summed
   uint64_t histogram[kOverlapBuckets] = {};  // of those calls
 
-  double mean_overlap() const noexcept { return measured_calls ? overlap_sum / static_cast<double>(measured_calls) : 0; }
+  double mean_overlap() const noexcept {
+    return measured_calls ? overlap_sum / static_cast<double>(measured_calls) : 0;
+  }
 
   void add(const NbcCall& call) noexcept;
   void merge(const NbcKindTotals& other) noexcept;
