@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
 #include "communicator_classes.h"
@@ -369,29 +370,42 @@ void for_each_kind(const CommunicatorRegistry& registry, Visit&& visit) {
 
 }  // namespace
 
-std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
+namespace {
+
+// One line per communicator and kind, the fields of both formats: the .prof line labels
+// them ("<n> calls", ...) and separates them with tabs, the job file with spaces.
+std::string format_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick, bool prof) {
+  static const char* const kProfLabels[] = {
+      "", "", "", " calls", " waited", " s", " s blocked", " bytes", " bytes before wait", "", ""};
   std::string out;
   for_each_kind(registry, [&](const std::string& name, NbcKind kind, const NbcKindTotals& t) {
-    out += "# NBC\t" + std::to_string(me) + "\t" + escape_name(name, false) + "\t" + nbc_kind_name(kind) + "\t" +
-           std::to_string(t.calls) + " calls\t" + std::to_string(t.waited_calls) + " waited\t" +
-           fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " s\t" +
-           fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " s blocked\t" +
-           std::to_string(t.bytes) + " bytes\t" + std::to_string(t.bytes_before_wait) + " bytes before wait\t" +
-           mean_text(t) + "\t" + histogram_text(t) + "\n";
+    const std::string fields[] = {std::to_string(me),
+                                  escape_name(name, !prof),
+                                  nbc_kind_name(kind),
+                                  std::to_string(t.calls),
+                                  std::to_string(t.waited_calls),
+                                  fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9),
+                                  fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9),
+                                  std::to_string(t.bytes),
+                                  std::to_string(t.bytes_before_wait),
+                                  mean_text(t),
+                                  histogram_text(t)};
+    out += prof ? "# NBC" : "nbc_overlap";
+    for (size_t i = 0; i < std::size(fields); ++i)
+      out += (prof ? "\t" : " ") + fields[i] + (prof ? kProfLabels[i] : "");
+    out += '\n';
   });
   return out;
 }
 
+}  // namespace
+
+std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
+  return format_nbc(me, registry, seconds_per_tick, true);
+}
+
 std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
-  std::string out;
-  for_each_kind(registry, [&](const std::string& name, NbcKind kind, const NbcKindTotals& t) {
-    out += "nbc_overlap " + std::to_string(me) + " " + escape_name(name, true) + " " + nbc_kind_name(kind) + " " +
-           std::to_string(t.calls) + " " + std::to_string(t.waited_calls) + " " +
-           fixed(static_cast<double>(t.duration_ticks) * seconds_per_tick, 9) + " " +
-           fixed(static_cast<double>(t.blocked_ticks) * seconds_per_tick, 9) + " " + std::to_string(t.bytes) + " " +
-           std::to_string(t.bytes_before_wait) + " " + mean_text(t) + " " + histogram_text(t) + "\n";
-  });
-  return out;
+  return format_nbc(me, registry, seconds_per_tick, false);
 }
 
 }  // namespace mpimon
