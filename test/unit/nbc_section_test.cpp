@@ -23,7 +23,7 @@ TEST(NbcSection, SumsTheRanksOfEachCommunicatorAndKind) {
       line({"0", "my%20comm", "ibarrier", "1", "0", "0.001", "0", "0", "0", "1.0", "0,0,0,0,0,0,0,0,0,1"}),
   };
   const std::string html = nbc_overlap_section(input);
-  EXPECT_NE(html.find("<td style=\"text-align:left\">MPI_COMM_WORLD</td><td style=\"text-align:left\">iallreduce</td>"
+  EXPECT_NE(html.find("<td class=\"name\">MPI_COMM_WORLD</td><td class=\"name\">iallreduce</td>"
                       "<td>2</td><td>4</td><td>3</td><td>1.500</td><td>0.001000</td><td>0.500</td><td>0.525</td>"
                       "<td>0 (0.250)</td>"),
             std::string::npos)
@@ -60,4 +60,15 @@ TEST(NbcSection, ReceiveOnlyRanksCountCallsButNoOverlap) {
                       "<td>0 (1.000)</td>"),
             std::string::npos)
       << html;
+}
+
+TEST(NbcSection, AtMostSixtyFourRowsTheMostBlockedFirst) {
+  ReportInput input;
+  for (int c = 0; c < 100; ++c)
+    input.annotations.push_back(line({"0", "comm" + std::to_string(1000 + c), "ibarrier", "1", "1", "0.001",
+                                      std::to_string(c) + ".0", "0", "0", "-", "0,0,0,0,0,0,0,0,0,0"}));
+  const std::string html = nbc_overlap_section(input);
+  EXPECT_NE(html.find(">comm1099<"), std::string::npos);
+  EXPECT_EQ(html.find(">comm1000<"), std::string::npos);
+  EXPECT_NE(html.find("36 more rows not shown"), std::string::npos) << html.substr(html.size() - 300);
 }

@@ -13,27 +13,6 @@ namespace {
 std::string cell(const std::string& text) { return "<td>" + text + "</td>"; }
 std::string name_cell(const std::string& text) { return "<td class=\"name\">" + escape_markup(text) + "</td>"; }
 
-// The rows to show: all of them when they fit, else the `kMaxTableRows` that come first by
-// `busier`; then in reading order (`before`).
-template <typename Row, typename Busier, typename Before>
-std::vector<const Row*> bounded_rows(const std::vector<Row>& rows, Busier busier, Before before) {
-  std::vector<const Row*> shown;
-  for (const Row& r : rows) shown.push_back(&r);
-  if (shown.size() > kMaxTableRows) {
-    std::partial_sort(shown.begin(), shown.begin() + kMaxTableRows, shown.end(),
-                      [&](const Row* a, const Row* b) { return busier(*a, *b); });
-    shown.resize(kMaxTableRows);
-  }
-  std::sort(shown.begin(), shown.end(), [&](const Row* a, const Row* b) { return before(*a, *b); });
-  return shown;
-}
-
-std::string more_rows_note(size_t total, const char* order) {
-  if (total <= kMaxTableRows) return {};
-  return "<p class=\"note\">" + std::to_string(total - kMaxTableRows) + " more rows not shown (the " +
-         std::to_string(kMaxTableRows) + " " + order + " are).</p>\n";
-}
-
 }  // namespace
 
 std::string collective_classes_section(const ReportInput& input) {

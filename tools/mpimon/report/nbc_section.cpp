@@ -96,27 +96,36 @@ std::string nbc_overlap_section(const ReportInput& input) {
   std::string out = "<h2>Nonblocking collectives: overlap</h2>\n";
   if (summaries.empty())
     return out + "<p>No nonblocking collective recorded (needs a job file from a run with the COLL layer).</p>\n";
+  struct Row {
+    const std::pair<std::string, std::string>* key;
+    const KindSummary* summary;
+  };
+  std::vector<Row> rows;
+  for (const auto& [key, s] : summaries) rows.push_back({&key, &s});
+  const auto shown = bounded_rows(
+      rows, [](const Row& a, const Row& b) { return a.summary->blocked > b.summary->blocked; },
+      [](const Row& a, const Row& b) { return *a.key < *b.key; });
   out +=
       "<p>Overlap of a call: the share of its point-to-point bytes posted before the application started to wait "
       "for it (1 if it completed before any wait; calls that sent nothing of their own and were waited for are left "
       "out of the mean and the deciles). Byte-weighted: over every call's bytes. Blocked: time in wait calls on "
       "it.</p>\n<table><tr><th>communicator</th><th>kind</th><th>ranks</th><th>calls (all ranks)</th><th>waited "
-      "for</th>"
-      "<th>mean duration (ms)</th><th>blocked (s, all ranks)</th><th>byte-weighted overlap</th><th>mean overlap</th>"
-      "<th>lowest rank (mean)</th><th>overlap deciles</th></tr>\n";
-  for (const auto& [key, s] : summaries) {
+      "for</th><th>mean duration (ms)</th><th>blocked (s, all ranks)</th><th>byte-weighted overlap</th><th>mean "
+      "overlap</th><th>lowest rank (mean)</th><th>overlap deciles</th></tr>\n";
+  for (const Row* row : shown) {
+    const KindSummary& s = *row->summary;
     const double mean = s.measured ? s.overlap_sum / static_cast<double>(s.measured) : 0;
     const double weighted = s.bytes ? static_cast<double>(s.before) / static_cast<double>(s.bytes) : mean;
-    out += "<tr><td style=\"text-align:left\">" + escape_markup(key.first) + "</td><td style=\"text-align:left\">" +
-           escape_markup(key.second) + "</td><td>" + std::to_string(s.ranks) + "</td><td>" + std::to_string(s.calls) +
-           "</td><td>" + std::to_string(s.waited) + "</td><td>" +
+    out += "<tr><td class=\"name\">" + escape_markup(row->key->first) + "</td><td class=\"name\">" +
+           escape_markup(row->key->second) + "</td><td>" + std::to_string(s.ranks) + "</td><td>" +
+           std::to_string(s.calls) + "</td><td>" + std::to_string(s.waited) + "</td><td>" +
            fixed(1000.0 * s.duration / static_cast<double>(s.calls), 3) + "</td><td>" + fixed(s.blocked, 6) +
            "</td><td>" + (s.bytes || s.measured ? fixed(weighted, 3) : "-") + "</td><td>" +
            (s.measured ? fixed(mean, 3) : "-") + "</td><td>" +
            (s.measured ? escape_markup(s.lowest_rank) + " (" + fixed(s.lowest_mean, 3) + ")" : "-") + "</td><td>" +
            histogram_cell(s.histogram, s.measured) + "</td></tr>\n";
   }
-  return out + "</table>\n";
+  return out + "</table>\n" + more_rows_note(rows.size(), "with the most blocked time");
 }
 
 }  // namespace mpimon::tools

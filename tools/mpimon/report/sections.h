@@ -7,6 +7,7 @@
 // first or busiest rows (kMaxTableRows) and say how many more there are.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,27 @@ struct ReportInput : Dumps {
 };
 
 inline constexpr size_t kMaxTableRows = 64;
+
+// For the sections' tables. The rows to show: all of them when they fit, else the `kMaxTableRows` that come first by
+// `busier`; then in reading order (`before`).
+template <typename Row, typename Busier, typename Before>
+std::vector<const Row*> bounded_rows(const std::vector<Row>& rows, Busier busier, Before before) {
+  std::vector<const Row*> shown;
+  for (const Row& r : rows) shown.push_back(&r);
+  if (shown.size() > kMaxTableRows) {
+    std::partial_sort(shown.begin(), shown.begin() + kMaxTableRows, shown.end(),
+                      [&](const Row* a, const Row* b) { return busier(*a, *b); });
+    shown.resize(kMaxTableRows);
+  }
+  std::sort(shown.begin(), shown.end(), [&](const Row* a, const Row* b) { return before(*a, *b); });
+  return shown;
+}
+
+inline std::string more_rows_note(size_t total, const char* order) {
+  if (total <= kMaxTableRows) return {};
+  return "<p class=\"note\">" + std::to_string(total - kMaxTableRows) + " more rows not shown (the " +
+         std::to_string(kMaxTableRows) + " " + order + " are).</p>\n";
+}
 
 using ReportSection = std::string (*)(const ReportInput&);
 
