@@ -96,7 +96,39 @@ TEST(Nbc, EightMegabyteIallreduceTestedEvery5msOverlapsMostly4Ranks) {
   for (const auto& [rank, overlap] : result) EXPECT_GT(overlap, 0.8) << "rank " << rank;
 }
 
-TEST(Nbc, KnownSchedulesGiveExactOverlaps2Ranks) { expect_every_rank_ok(run_nbc(2, {"exact"}), 2, "exact"); }
+TEST(Nbc, KnownSchedulesGiveExactOverlaps2Ranks) {
+  const JobResult job = run_nbc(2, {"exact"});
+  expect_every_rank_ok(job, 2, "exact");
+  // The job file's lines, field by field but the times: 4 ints = 16 bytes sent by each
+  // rank (rank 1's data up, rank 0's result down); waited at once, rank 0's result went
+  // out inside MPI_Wait (overlap 0, bucket 0), rank 1's inside the call (1, bucket 9);
+  // completed by MPI_Test, both before any wait (not waited for, overlap 1).
+  const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> lines;  // (rank, communicator)
+  for (const JobAnnotation& a : file.annotations)
+    if (a.keyword == "nbc_overlap") lines[{a.fields[0], unescape_name(a.fields[1])}] = a.fields;
+  EXPECT_EQ(lines.size(), 4u) << "one line per rank on each of the two communicators";
+  auto expect_line = [&](const std::string& rank, const std::string& comm, const std::string& waited,
+                         const std::string& before, const std::string& mean, const std::string& histogram) {
+    const auto& f = lines[{rank, comm}];
+    ASSERT_EQ(f.size(), 11u) << rank << " " << comm;
+    EXPECT_EQ(f[2], "iallreduce");
+    EXPECT_EQ(f[3], "1") << "calls";
+    EXPECT_EQ(f[4], waited) << "waited, rank " << rank << " " << comm;
+    EXPECT_LE(std::stod(f[6]), std::stod(f[5])) << "blocked within the duration";
+    if (waited == "0") {
+      EXPECT_EQ(std::stod(f[6]), 0.0) << "never blocked, rank " << rank << " " << comm;
+    }
+    EXPECT_EQ(f[7], "16") << "bytes, rank " << rank << " " << comm;
+    EXPECT_EQ(f[8], before) << "bytes before the wait, rank " << rank << " " << comm;
+    EXPECT_EQ(f[9], mean) << "mean overlap, rank " << rank << " " << comm;
+    EXPECT_EQ(f[10], histogram) << "rank " << rank << " " << comm;
+  };
+  expect_line("0", "waited", "1", "0", "0.000000", "1,0,0,0,0,0,0,0,0,0");
+  expect_line("1", "waited", "1", "16", "1.000000", "0,0,0,0,0,0,0,0,0,1");
+  expect_line("0", "tested", "0", "16", "1.000000", "0,0,0,0,0,0,0,0,0,1");
+  expect_line("1", "tested", "0", "16", "1.000000", "0,0,0,0,0,0,0,0,0,1");
+}
 
 TEST(Nbc, TimeBlockedInWaitIsMeasured2Ranks) { expect_every_rank_ok(run_nbc(2, {"blocked"}), 2, "blocked"); }
 
