@@ -45,11 +45,13 @@ run() {  # collective alone|test extra-mca... -> "result ..." line
     --mca pml_monitoring_job_file job.txt "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
     { tail -5 "$work/log" >&2; die "run failed: $collective $how $*"; }
   grep -h '^result\|cores free' "$work/log"
-  # nbc_overlap <rank> overlapped <kind> <calls> <waited> <duration> <blocked> <bytes> <before> <mean> <histogram>
-  awk -v kind="$collective" '$1 == "nbc_overlap" && $3 == "overlapped" && $4 == kind {
+  # communicator <identity> overlapped <members>, then (second pass)
+  # nbc_overlap <rank> <identity> <kind> <calls> <waited> <duration> <blocked> <bytes> <before> <mean> <histogram>
+  awk -v kind="$collective" 'FNR == NR { if ($1 == "communicator" && $3 == "overlapped") id[$2] = 1; next }
+    $1 == "nbc_overlap" && ($3 in id) && $4 == kind {
       bytes += $9; before += $10; if ($9 > 0) { r = $10 / $9; if (low == "" || r < low) low = r } }
     END { if (bytes > 0) printf "mpimon overall=%.3f lowest=%.3f\n", before / bytes, low; else print "mpimon overall=- lowest=-" }' \
-    "$work/job.txt" 2>/dev/null || echo "mpimon overall=- lowest=-"
+    "$work/job.txt" "$work/job.txt" 2>/dev/null || echo "mpimon overall=- lowest=-"
 }
 field() { sed -n "s/.*$1=\([-0-9.]*\).*/\1/p" <<<"$2" | head -n1; }
 

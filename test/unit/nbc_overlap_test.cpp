@@ -217,6 +217,23 @@ TEST_F(NbcTrackerTest, FreedCommunicatorsMergeTheirNonblockingTotals) {
   EXPECT_EQ(merged_calls, 2);
 }
 
+TEST(NbcTotals, TheJobFileSumsEntriesOfOneIdentityAndNamesItTheProfFileNamesEach) {
+  CommunicatorRegistry registry;
+  CommunicatorClasses* first = registry.open("a name", {0, 1}, 5);
+  CommunicatorClasses* second = registry.open("other", {0, 1}, 5);  // same context id and members
+  NbcCall call;
+  call.bytes = call.bytes_before_wait = 8;
+  call.messages = call.messages_before_wait = 1;
+  first->nbc_totals()[NbcKind::ibcast].add(call);
+  second->nbc_totals()[NbcKind::ibcast].add(call);
+  EXPECT_EQ(format_job_nbc(0, registry, 1e-9), "nbc_overlap 0 " + first->identity() +
+                                                   " ibcast 2 0 0.000000000 0.000000000 16 16 1.000000 "
+                                                   "0,0,0,0,0,0,0,0,0,2\n");
+  const std::string prof = format_prof_nbc(0, registry, 1e-9);
+  EXPECT_NE(prof.find("# NBC\t0\ta name\tibcast\t1 calls"), std::string::npos) << prof;
+  EXPECT_NE(prof.find("# NBC\t0\tother\tibcast\t1 calls"), std::string::npos) << prof;
+}
+
 TEST_F(NbcTrackerTest, ByteWeightedOverlapAndDumpLines) {
   for (uint64_t before : {100u, 300u}) {  // 100 of 400 bytes, then 300 of 400
     NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -130, NbcKind::iallreduce, entry, 0);
@@ -231,7 +248,8 @@ TEST_F(NbcTrackerTest, ByteWeightedOverlapAndDumpLines) {
   }
   EXPECT_DOUBLE_EQ(entry->nbc()->byte_weighted_overlap(), 0.5);
   EXPECT_EQ(format_job_nbc(3, registry, 1e-9),
-            "nbc_overlap 3 world iallreduce 2 2 3.000000000 1.000000000 800 400 0.500000 0,0,1,0,0,0,0,1,0,0\n");
+            "nbc_overlap 3 " + entry->identity() +
+                " iallreduce 2 2 3.000000000 1.000000000 800 400 0.500000 0,0,1,0,0,0,0,1,0,0\n");
   EXPECT_EQ(format_prof_nbc(3, registry, 1e-9),
             "# NBC\t3\tworld\tiallreduce\t2 calls\t2 waited\t3.000000000 s\t1.000000000 s blocked\t800 bytes\t"
             "400 bytes before wait\t0.500000\t0,0,1,0,0,0,0,1,0,0\n");
@@ -244,7 +262,7 @@ TEST(NbcTotals, AReceiveOnlyCallHasNoMeanInTheDumpLines) {
   receive_only.waited = true;
   leaf->nbc_totals()[NbcKind::ibcast].add(receive_only);
   EXPECT_EQ(format_job_nbc(1, registry, 1e-9),
-            "nbc_overlap 1 w ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
+            "nbc_overlap 1 " + leaf->identity() + " ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
 }
 
 TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {

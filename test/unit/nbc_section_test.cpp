@@ -31,6 +31,21 @@ TEST(NbcSection, SumsTheRanksOfEachCommunicatorAndKind) {
   EXPECT_NE(html.find(">my comm</td>"), std::string::npos) << "names unescaped";
 }
 
+TEST(NbcSection, VersionTwoIdentitiesAreNamedByTheirCommunicatorLine) {
+  ReportInput input;
+  input.annotations = {
+      JobAnnotation{"communicator", {"3-00000000000000aa", "halo%20x", "0,1"}, 1},
+      line({"0", "3-00000000000000aa", "ibcast", "1", "0", "0.001", "0", "8", "8", "1.0", "0,0,0,0,0,0,0,0,0,1"}),
+      line({"1", "3-00000000000000aa", "ibcast", "1", "1", "0.001", "0.001", "0", "0", "-", "0,0,0,0,0,0,0,0,0,0"}),
+      line({"0", "4-00000000000000bb", "ibcast", "1", "0", "0.001", "0", "8", "8", "1.0", "0,0,0,0,0,0,0,0,0,1"}),
+  };
+  const std::string html = nbc_overlap_section(input);
+  EXPECT_NE(html.find("<td class=\"name\">halo x</td><td class=\"name\">ibcast</td><td>2</td><td>2</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find(">4-00000000000000bb</td>"), std::string::npos) << "no communicator line: the field itself";
+}
+
 TEST(NbcSection, MalformedLinesAreLeftOutAndMarkupEscaped) {
   ReportInput input;
   input.annotations = {

@@ -1,6 +1,7 @@
 // Report section: did the nonblocking collectives overlap? From the job file's
-// `nbc_overlap` annotations (docs/formats.md), summed over the ranks per communicator and
-// kind. Lines whose fields do not parse are left out (the reader checked the rest).
+// `nbc_overlap` annotations (docs/formats.md), summed over the ranks per communicator
+// (named by its `communicator` line) and kind. Lines whose fields do not parse are left out (the reader checked the
+// rest).
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -57,6 +58,15 @@ std::string histogram_cell(const uint64_t (&histogram)[kBuckets], uint64_t calls
 std::string nbc_overlap_section(const ReportInput& input) {
   // fields: rank communicator kind calls waited duration blocked bytes before mean histogram
   std::map<std::pair<std::string, std::string>, KindSummary> summaries;
+  // Version 2 names the communicator by its identity; its `communicator <identity> <name>
+  // <members>` line gives the name (version 1 wrote the name itself).
+  std::map<std::string, std::string, std::less<>> names;
+  for (const JobAnnotation& a : input.annotations)
+    if (a.keyword == "communicator" && a.fields.size() == 3) names[a.fields[0]] = unescape_name(a.fields[1]);
+  auto communicator_name = [&](const std::string& field) {
+    const auto name = names.find(field);
+    return name != names.end() ? name->second : unescape_name(field);
+  };
   for (const JobAnnotation& a : input.annotations) {
     if (a.keyword != "nbc_overlap" || a.fields.size() != 11) continue;
     uint64_t calls, waited, bytes, before, histogram[kBuckets] = {};
@@ -77,7 +87,7 @@ std::string nbc_overlap_section(const ReportInput& input) {
     uint64_t measured = 0;
     for (uint64_t h : histogram) measured += h;
     if (has_mean != (measured > 0) || measured > calls) continue;
-    KindSummary& s = summaries[{unescape_name(a.fields[1]), a.fields[2]}];
+    KindSummary& s = summaries[{communicator_name(a.fields[1]), a.fields[2]}];
     ++s.ranks;
     s.calls += calls;
     s.waited += waited;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <map>
 #include <utility>
 
 #include "communicator_classes.h"
@@ -357,20 +358,29 @@ std::string histogram_text(const NbcKindTotals& t) {
   return out;
 }
 
-// Calls visit(name, kind, totals) for every communicator and kind with calls.
+// Calls visit(name, kind, totals) for every communicator and kind with calls: in the
+// .prof dump per communicator, named as its D block; in the job file per communicator
+// identity (as the `collectives` lines: entries sharing one are summed).
 template <typename Visit>
-void for_each_kind(const CommunicatorRegistry& registry, Visit&& visit) {
+void for_each_kind(const CommunicatorRegistry& registry, bool by_identity, Visit&& visit) {
+  std::vector<std::pair<std::string, NbcTotals>> merged;  // identities in registry order
+  std::map<std::string, size_t> index;
   registry.for_each([&](const CommunicatorClasses& e) {
     const NbcTotals* totals = e.nbc();
     if (totals == nullptr) return;
+    if (by_identity) {
+      const auto [it, added] = index.try_emplace(e.identity(), merged.size());
+      if (added) merged.emplace_back(e.identity(), NbcTotals{});
+      merged[it->second].second.merge(*totals);
+      return;
+    }
     for (int k = 0; k < kNbcKindCount; ++k)
-      if (totals->kinds[k].calls > 0) visit(e.name(), static_cast<NbcKind>(k), totals->kinds[k]);
+      if (totals->kinds[k].calls > 0) visit(escape_name(e.name(), false), static_cast<NbcKind>(k), totals->kinds[k]);
   });
+  for (const auto& [identity, totals] : merged)
+    for (int k = 0; k < kNbcKindCount; ++k)
+      if (totals.kinds[k].calls > 0) visit(identity, static_cast<NbcKind>(k), totals.kinds[k]);
 }
-
-}  // namespace
-
-namespace {
 
 // One line per communicator and kind, the fields of both formats: the .prof line labels
 // them ("<n> calls", ...) and separates them with tabs, the job file with spaces.
@@ -378,9 +388,9 @@ std::string format_nbc(int me, const CommunicatorRegistry& registry, double seco
   static const char* const kProfLabels[] = {
       "", "", "", " calls", " waited", " s", " s blocked", " bytes", " bytes before wait", "", ""};
   std::string out;
-  for_each_kind(registry, [&](const std::string& name, NbcKind kind, const NbcKindTotals& t) {
+  for_each_kind(registry, !prof, [&](const std::string& communicator, NbcKind kind, const NbcKindTotals& t) {
     const std::string fields[] = {std::to_string(me),
-                                  escape_name(name, !prof),
+                                  communicator,
                                   nbc_kind_name(kind),
                                   std::to_string(t.calls),
                                   std::to_string(t.waited_calls),

@@ -209,11 +209,13 @@ class NbcTracker {
   Pending* free_ = nullptr;  // recycled
 };
 
-// Dump lines (docs/formats.md), one per communicator and kind with calls; names escaped
-// as the other per-communicator lines (escape_name: the job file also escapes spaces).
+// Dump lines (docs/formats.md), one per communicator and kind with calls. The .prof line
+// names the communicator as its D block (escape_name, spaces kept); the job file by its
+// identity, as the `collectives` lines (CommunicatorClasses::identity; entries sharing
+// one are summed), whose `communicator` line gives the name.
 //   .prof: "# NBC\t<me>\t<name>\t<kind>\t<calls> calls\t<waited> waited\t<duration> s\t<blocked> s blocked\t
 //           <bytes> bytes\t<before> bytes before wait\t<mean overlap>\t<h0>,...,<h9>"
-//   job:   "nbc_overlap <me> <name> <kind> <calls> <waited> <duration s> <blocked s> <bytes> <before>
+//   job:   "nbc_overlap <me> <identity> <kind> <calls> <waited> <duration s> <blocked s> <bytes> <before>
 //           <mean overlap> <h0>,...,<h9>"
 // The mean is "-" when no call was measured (the histogram then sums to 0).
 std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick);
