@@ -6,7 +6,7 @@
 #   bench/run_all.sh [BUILD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for script in pml_overhead.sh coll_overhead.sh nbc_call_overhead.sh osc_overhead.sh bt_rma.sh events_overhead.sh job_file.sh tools.sh placement_quality.sh nbc_overlap.sh; do
+for script in pml_overhead.sh coll_overhead.sh nbc_call_overhead.sh osc_overhead.sh bt_rma.sh events_overhead.sh job_file.sh series.sh tools.sh placement_quality.sh nbc_overlap.sh; do
   echo "## $script"
   echo
   bash "$here/$script" "$@"

@@ -19,6 +19,7 @@ struct MatrixOptions {
   std::string output;  // file prefix: every category and metric
   bool symmetric = false;
   std::string pattern;  // RMA wait states: who made whom wait ("" = traffic)
+  TimeOptions time;
 };
 
 // --pattern: the who-makes-whom-wait matrix of the job files' wait states (rows: the
@@ -27,7 +28,9 @@ struct MatrixOptions {
 int run_wait_matrix(const MatrixOptions& o) {
   if (o.format == "mat" || !o.output.empty() || o.symmetric || (o.metric != "seconds" && o.metric != "messages"))
     throw std::invalid_argument("--pattern takes --format text, csv, sparse or mtx and --metric seconds or messages");
-  const WaitMatrix m = read_wait_matrix(read_inputs(o.inputs, Annotations::read), o.pattern);
+  // Wait states are totals (annotation lines): a series keeps each rank's latest, not per interval.
+  if (o.time.given()) throw std::invalid_argument("--pattern takes no --from/--to (wait states are whole-job totals)");
+  const WaitMatrix m = read_wait_matrix(read_inputs(o.inputs, Annotations::read, o.time), o.pattern);
   const WaitMatrixFormat format = o.format == "csv"      ? WaitMatrixFormat::csv
                                   : o.format == "sparse" ? WaitMatrixFormat::sparse_csv
                                   : o.format == "mtx"    ? WaitMatrixFormat::matrix_market
@@ -70,7 +73,7 @@ int run_matrix(MatrixOptions o) {
   }
   if (o.metric.empty()) o.metric = "messages";
   if (o.metric == "seconds") throw std::invalid_argument("--metric seconds needs --pattern");
-  const Dumps dumps = read_inputs(o.inputs);
+  const Dumps dumps = read_inputs(o.inputs, Annotations::skip, o.time);
   const TrafficMatrix& matrix = dumps.matrix;
   if (!o.output.empty()) return write_every_matrix(o, matrix);
   const Metric metric = metric_of(o.metric);
@@ -108,7 +111,8 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
       mpimon.add_subcommand("matrix", "message matrices from a job file or .prof dumps (ours or Open MPI's)");
   matrix
       ->add_option("dumps", o->inputs,
-                   "a job file; .prof files or a captured standard output holding them (other lines are skipped); "
+                   "a job file (a running or dead job's too, by its name: its time series); .prof files or a "
+                   "captured standard output holding them (other lines are skipped); "
                    "a folder holding the .prof files of one dump or one job file; a dump prefix P (as given to "
                    "pml_monitoring_filename: P.<rank>.prof), or the prefix of flush phases (P_<phase>.<rank>.prof, "
                    "all phases summed, as aggregate_profile takes it). Several inputs are summed.")
@@ -138,6 +142,7 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
       ->check(CLI::IsMember(wait_pattern_choices()));
   matrix->add_flag("--symmetric", o->symmetric,
                    "average both directions, (a->b + b->a) / 2, as Open MPI's profile2mat does");
+  add_time_options(*matrix, o->time);
   return {matrix, [o] { return run_matrix(*o); }};
 }
 

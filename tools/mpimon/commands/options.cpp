@@ -15,10 +15,20 @@ FileFormat file_format_of(const std::string& name) {
                             : FileFormat::matrix_market;
 }
 
-Dumps read_inputs(const std::vector<std::string>& arguments, Annotations annotations) {
-  Dumps dumps = read_dumps(expand_dump_arguments(arguments), annotations);
+Dumps read_inputs(const std::vector<std::string>& arguments, Annotations annotations, const TimeOptions& time,
+                  DumpLoader* load) {
+  const ResolvedInputs inputs = resolve_inputs(arguments, time, std::cerr);
+  Dumps dumps = read_dumps(inputs.files, annotations, inputs.load);
   if (const std::string note = dumps.foreign_lines_note(); !note.empty()) std::cerr << "mpimon: " << note << '\n';
+  if (load != nullptr) *load = inputs.load;
   return dumps;
+}
+
+void add_time_options(CLI::App& command, TimeOptions& options) {
+  command.add_option("--from", options.from, "only the snapshot intervals after this many seconds since the start")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--to", options.to, "only the snapshot intervals up to this many seconds since the start")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace mpimon::tools

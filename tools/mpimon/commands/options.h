@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "dumps.h"
 #include "matrix_formats.h"
+#include "series_input.h"
 
 namespace mpimon::tools {
 
@@ -14,7 +17,12 @@ Metric metric_of(const std::string& name);           // messages, bytes, average
 FileFormat file_format_of(const std::string& name);  // csv, sparse, mat, mtx
 
 // Expands the arguments and reads them (read_dumps); says once on stderr how many lines of
-// captured output were skipped.
-Dumps read_inputs(const std::vector<std::string>& arguments, Annotations annotations = Annotations::skip);
+// captured output were skipped. A job's time series is read by its job file's name too
+// (a running or dead job), and `time` selects intervals of it (series_input.h); `load`,
+// when given, receives what reads the files again (a series is held in memory).
+Dumps read_inputs(const std::vector<std::string>& arguments, Annotations annotations = Annotations::skip,
+                  const TimeOptions& time = {}, DumpLoader* load = nullptr);
+// --from/--to on a command.
+void add_time_options(CLI::App& command, TimeOptions& options);
 
 }  // namespace mpimon::tools

@@ -13,15 +13,18 @@ Subcommand add_report_command(CLI::App& mpimon) {
   struct ReportOptions {
     std::vector<std::string> inputs;
     std::string output = "mpimon-report.html";
+    TimeOptions time;
   };
   auto o = std::make_shared<ReportOptions>();
   CLI::App* report = mpimon.add_subcommand("report", "one self-contained HTML page about a job (viewable offline)");
   report->add_option("dumps", o->inputs, "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
       ->required();
   report->add_option("-o,--output", o->output, "the HTML file to write");
+  add_time_options(*report, o->time);
   return {report, [o] {
-            Dumps dumps = read_inputs(o->inputs, Annotations::read);
-            if (std::string error = write_file_atomically(o->output, format_html_report(std::move(dumps)));
+            DumpLoader load;
+            Dumps dumps = read_inputs(o->inputs, Annotations::read, o->time, &load);
+            if (std::string error = write_file_atomically(o->output, format_html_report(std::move(dumps), load));
                 !error.empty()) {
               std::cerr << "mpimon report: " << error << '\n';
               return 1;

@@ -1,12 +1,14 @@
 // `mpimon show <dumps...>`: heatmaps in the terminal and as SVG, or a sender's histograms.
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 
 #include "atomic_file.h"
 #include "heatmap.h"
 #include "options.h"
 #include "size_histograms.h"
 #include "subcommand.h"
+#include "timeline.h"
 
 namespace mpimon::tools {
 
@@ -18,13 +20,41 @@ struct ShowOptions {
   std::string metric = "bytes";
   std::string svg;
   int histograms_of = -1;
+  bool timeline = false;
+  TimeOptions time;
 };
 
+// Bytes (or messages) per interval per category, from the job's time series.
+int show_timeline(const ShowOptions& o) {
+  if (o.metric == "average") throw std::invalid_argument("--timeline shows bytes or messages, not averages");
+  const TimelineMetric metric = o.metric == "messages" ? TimelineMetric::messages : TimelineMetric::bytes;
+  for (const std::string& input : o.inputs) {
+    const std::string folder = series_folder_of(input);
+    if (folder.empty())
+      throw FormatError(input + ": no time series (a job run with pml_monitoring_snapshot_interval above 0 has "
+                                "one, <job file>.series)");
+    const Timeline timeline = build_timeline(folder, o.time.range());
+    for (const std::string& note : timeline.info.notes) std::cerr << "mpimon: " << note << '\n';
+    std::cout << input << ": " << format_terminal_timeline(timeline, metric);
+    if (!o.svg.empty()) {
+      if (std::string error = write_file_atomically(o.svg, format_svg_timeline(timeline, metric, input));
+          !error.empty()) {
+        std::cerr << "mpimon show: " << error << '\n';
+        return 1;
+      }
+      std::cout << "image: " << o.svg << '\n';
+    }
+  }
+  return 0;
+}
+
 int run_show(const ShowOptions& o) {
-  const Dumps dumps = read_inputs(o.inputs);
+  if (o.timeline) return show_timeline(o);
+  DumpLoader load;
+  const Dumps dumps = read_inputs(o.inputs, Annotations::skip, o.time, &load);
   const Selection selection = Selection::of(o.category);
   if (o.histograms_of >= 0) {
-    std::cout << format_size_histograms(size_histograms(dumps.files, o.histograms_of, selection));
+    std::cout << format_size_histograms(size_histograms(dumps.files, o.histograms_of, selection, load));
     return 0;
   }
   const Grid grid = bin_matrix(dumps.matrix, selection, metric_of(o.metric));
@@ -56,6 +86,10 @@ Subcommand add_show_command(CLI::App& mpimon) {
   show->add_option("--svg", o->svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
   show->add_option("--histograms", o->histograms_of, "instead: the message-size histograms of this sender rank, per peer")
       ->check(CLI::Range(0, kMaxRank));
+  show->add_flag("--timeline", o->timeline,
+                 "instead: bytes (or --metric messages) per snapshot interval per category, the busiest pairs over "
+                 "time and the moment the pattern changes, from the job's time series (--svg: as an image)");
+  add_time_options(*show, o->time);
   return {show, [o] { return run_show(*o); }};
 }
 

@@ -60,4 +60,7 @@ std::string rma_wait_states_section(const ReportInput& input);
 // nbc_section.cpp
 std::string nbc_overlap_section(const ReportInput& input);
 
+// timeline_section.cpp
+std::string timeline_section(const ReportInput& input);
+
 }  // namespace mpimon::tools

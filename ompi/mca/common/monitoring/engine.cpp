@@ -15,6 +15,16 @@ const char* category_name(Category category) noexcept {
   return "unknown";
 }
 
+bool parse_category(std::string_view name, Category& category) noexcept {
+  for (int c = 0; c < kCategoryCount; ++c) {
+    if (name == category_name(static_cast<Category>(c))) {
+      category = static_cast<Category>(c);
+      return true;
+    }
+  }
+  return false;
+}
+
 Counters load_counters(const Counters& live) noexcept {
   Counters copy;
   auto load = [](const uint64_t& v) {

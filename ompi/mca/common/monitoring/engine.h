@@ -19,7 +19,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
+
+#include "single_writer.h"
 
 namespace mpimon {
 
@@ -49,6 +52,8 @@ enum class Category : uint8_t {
 };
 inline constexpr int kCategoryCount = 5;
 const char* category_name(Category category) noexcept;
+// The category of a name category_name() gives; false for any other text.
+bool parse_category(std::string_view name, Category& category) noexcept;
 
 struct Counters {
   uint64_t messages = 0;
@@ -106,6 +111,21 @@ class CounterTable {
     std::lock_guard lock(insert_mutex_);
     for (const auto& [key, counters] : blocks_) visit(key, *counters);
   }
+  // Calls visit(key, counters) for every block published in the current table, in slot
+  // order, without any lock: for a reader that must never make a recording thread wait
+  // (the time series' thread). Safe against concurrent inserts: a slot's block pointer is
+  // written before its key is published (release/acquire), and a table replaced during
+  // the walk stays allocated. A block inserted during the walk may be missed; the next
+  // walk sees it.
+  template <typename Visit>
+  void for_each_published(Visit&& visit) const {
+    const Table* table = table_.load(std::memory_order_acquire);
+    for (uint32_t i = 0; i <= table->mask; ++i) {
+      const Slot& slot = table->slots()[i];
+      const uint32_t key = slot.key.load(std::memory_order_acquire);
+      if (key != 0) visit(key, static_cast<const Counters&>(*slot.counters));
+    }
+  }
   size_t size() const;
   size_t memory_bytes() const;
 
@@ -161,14 +181,15 @@ class Engine {
       std::atomic_ref(c.bytes).fetch_add(bytes, std::memory_order_relaxed);
       std::atomic_ref(c.histogram[bucket]).fetch_add(1, std::memory_order_relaxed);
     } else {
-      ++c.messages;
-      c.bytes += bytes;
-      ++c.histogram[bucket];
+      single_writer_add(c.messages, 1);
+      single_writer_add(c.bytes, bytes);
+      single_writer_add(c.histogram[bucket], 1);
     }
   }
   // Adapters' hot paths look up the block themselves (CounterTable::home_slot) and fall
   // back to record() when it is not in its home slot.
   CounterTable& counters() noexcept { return counters_; }
+  const CounterTable& counters() const noexcept { return counters_; }
 
   // Traffic to processes of another job (MPI_Comm_spawn, connect/accept): they have no
   // MPI_COMM_WORLD rank, so they are only totalled.

@@ -46,6 +46,12 @@ Runtime::LayerDump Runtime::layer_dumps() const {
   return dump;
 }
 
+void Runtime::add_observer(Observer observer) { observers_.push_back(observer); }
+
+void Runtime::notify_started() {
+  for (const Observer& observer : observers_) observer.started();
+}
+
 void Runtime::set_recording(bool on) {
   for (RecordingSwitch s : layers_) s(on);
 }
@@ -66,7 +72,10 @@ void Runtime::remove_private_communicator(uint32_t context_id) {
 
 namespace {
 
-void on_mpi_init_bottom(int, char**, int, int*) { Runtime::instance().init_bottom(); }
+void on_mpi_init_bottom(int, char**, int, int*) {
+  Runtime::instance().init_bottom();
+  Runtime::instance().notify_started();
+}
 void on_mpi_finalize_top() {
   // A safe point for MPI_T event callbacks of any safety level: instances still queued
   // are delivered before the end-of-job dump pauses our layers.
@@ -127,14 +136,13 @@ void Runtime::finalize_dump() {
   if (!all_ranks_monitored_) return;  // a mixed deployment: nothing recorded, no collective call
   set_recording(false);  // nothing below may count itself
   const Snapshot records = engine.snapshot();
-  const LayerDump layers = layer_dumps();
+  LayerDump layers = layer_dumps();
+  for (const Observer& observer : observers_) observer.ending(records, layers);
   if (std::string problem = write_prof_dump(settings, world_rank_, records, layers.prof); !problem.empty())
     warn_once_per_job(problem);
   write_dump_files(records, layers);
   set_recording(true);
 }
-
-namespace {
 
 std::string running_open_mpi_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -143,8 +151,6 @@ std::string running_open_mpi_version() {
   const auto v = parse_library_version(text);
   return v ? std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->release) : "unknown";
 }
-
-}  // namespace
 
 // The per-rank .prof files and the job file, written together (end_of_job_files.h) on
 // the private communicator (duplicated now if MPI_Init did not).

@@ -25,6 +25,7 @@ struct Settings {
   std::string dump_prefix;  // pml_monitoring_filename
   std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
   bool verbose = false;     // pml_monitoring_verbose: report what the dumps wrote and how long it took
+  int64_t snapshot_interval_us = 0;  // pml_monitoring_snapshot_interval: the time series (0 = none)
   bool split_internal() const { return enable_level >= 2; }
 };
 
@@ -44,7 +45,11 @@ class Runtime {
 
   // A layer that keeps more than per-peer records (COLL: per-communicator classes; OSC:
   // window synchronisation times) adds its lines to the end-of-job dumps: .prof extras
-  // and job-file annotation lines (each ending in '\n'), from the same pause.
+  // and job-file annotation lines (each ending in '\n'), from the same pause. The time
+  // series (series/) also calls the providers at every snapshot, from its own thread,
+  // while the application runs: a provider must be safe against concurrent recording and
+  // against the creation and freeing of communicators and windows, and its job-file lines
+  // are totals (the series keeps each process's latest lines).
   struct LayerDump {
     ProfExtras prof;
     std::string job_annotations;
@@ -65,6 +70,17 @@ class Runtime {
   const std::atomic<uint64_t>* private_communicators() const { return private_communicators_; }
   using PrivateFilterSwitch = void (*)();
   void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
+  // Something that follows the job while it runs (the time series, series/): told when
+  // monitoring starts (the end of MPI_Init, on every rank: it may make collective calls
+  // there), and given at the start of MPI_Finalize the end-of-job snapshot and the layers'
+  // lines from the same pause as the dumps (it may add job-file annotation lines).
+  struct Observer {
+    void (*started)();
+    void (*ending)(const Snapshot& records, LayerDump& layers);
+  };
+  void add_observer(Observer observer);
+  // Runs at the end of MPI_Init, after init_bottom: tells the observers.
+  void notify_started();
 
   // Called once by the PML adapter after it interposed, during MPI_Init before the PMIx
   // modex fence: remembers our world rank, publishes this rank's components tag for the
@@ -94,6 +110,7 @@ class Runtime {
   Runtime() = default;
   std::vector<RecordingSwitch> layers_;
   std::vector<DumpProvider> dump_providers_;
+  std::vector<Observer> observers_;
   bool started_ = false;
   bool dumped_ = false;
   bool all_ranks_monitored_ = false;
@@ -113,6 +130,9 @@ class Runtime {
 // a one-line warning for the whole job.
 std::string write_prof_dump(const Settings& settings, int world_rank, const Snapshot& records,
                             const ProfExtras& extras = {});
+
+// "4.1.4": the Open MPI this process runs on (as the job file's header names it).
+std::string running_open_mpi_version();
 
 // One line on stderr, prefixed "mpimon: ".
 void warn(const std::string& message);

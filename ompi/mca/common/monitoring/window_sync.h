@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "single_writer.h"
+
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -103,8 +105,8 @@ struct SyncTotals {
       std::atomic_ref(calls).fetch_add(1, std::memory_order_relaxed);
       std::atomic_ref(ticks).fetch_add(elapsed_ticks, std::memory_order_relaxed);
     } else {
-      ++calls;
-      ticks += elapsed_ticks;
+      single_writer_add(calls, 1);
+      single_writer_add(ticks, elapsed_ticks);
     }
   }
 };

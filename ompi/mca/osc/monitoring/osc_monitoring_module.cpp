@@ -223,9 +223,9 @@ WindowTable* windows = nullptr;
 
 
 inline void add_message(Counters& c, uint64_t bytes) {
-  ++c.messages;
-  c.bytes += bytes;
-  ++c.histogram[message_bucket(bytes)];
+  single_writer_add(c.messages, 1);
+  single_writer_add(c.bytes, bytes);
+  single_writer_add(c.histogram[message_bucket(bytes)], 1);
 }
 
 // Any case: through the engine (atomic increments when threaded, other jobs totalled

@@ -69,9 +69,9 @@ inline const CounterTable::Slot* fast_slot(const ompi_communicator_t* comm, int 
 }
 
 inline void add_message(Counters& c, size_t bytes) {
-  ++c.messages;
-  c.bytes += bytes;
-  ++c.histogram[message_bucket(bytes)];
+  single_writer_add(c.messages, 1);
+  single_writer_add(c.bytes, bytes);
+  single_writer_add(c.histogram[message_bucket(bytes)], 1);
 }
 
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,

@@ -1,0 +1,120 @@
+// The writer of one process's time series: a background thread that, at every tick of
+// the snapshot interval, reads the process's totals (without any MPI call and without a
+// lock the application's threads take), encodes what changed and appends it as one frame
+// to its host's series file. It also writes a final frame on SIGTERM (then lets the
+// signal do what it would have done), when the process exits without MPI_Finalize, and
+// at MPI_Finalize from the end-of-job snapshot itself.
+//
+// Pure POSIX (no MPI): the runtime (series_runtime.cpp) gives it the file and the sources
+// of totals; tests give it their own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine.h"
+#include "frame.h"
+#include "series_format.h"
+
+namespace mpimon::series {
+
+enum class Created { yes, exists, failed };
+// Creates `path` as a new directory of ours, mode 0755 whatever the umask (never follows
+// a link planted at that name). `error` says why on `failed`.
+Created create_series_directory(const std::string& path, std::string& error);
+
+// Opens this host's file `name` in the series directory `directory` for appending: the
+// first process of the host creates it exclusively (O_EXCL, mode 0644 whatever the
+// umask), the others open it. Refuses a directory or file that is not a plain one of
+// ours (a planted link, another user's). Returns the descriptor, or -1 with `error`.
+int open_host_file(const std::string& directory, const std::string& name, std::string& error);
+
+// This host's name as a file name (characters other than letters, digits, '.', '-' and
+// '_' become '_').
+std::string host_file_name();
+
+// The engine's totals now, found without any lock (CounterTable::for_each_published)
+// while the application records; the encoder reads them (series_format.h, DeltaEncoder).
+// Fills `into` (its storage reused): where each block is, sorted by (peer, category).
+void live_totals(const Engine& engine, TotalsView& into);
+
+// Microseconds since the Unix epoch (the clock every host shares, to NTP's precision).
+int64_t realtime_us();
+
+struct WriterStats {
+  uint64_t frames = 0;         // written whole
+  uint64_t bytes = 0;          // of those frames
+  uint64_t failed_writes = 0;  // folded into a later frame
+  double seconds_total = 0;    // CPU time reading, encoding and writing snapshots
+  double seconds_max = 0;
+};
+
+class SeriesWriter {
+ public:
+  using TotalsSource = std::function<void(TotalsView& into)>;        // sorted by (peer, category)
+  using LinesSource = std::function<std::vector<std::string>()>;     // the annotation block
+  using Warn = std::function<void(const std::string&)>;
+  struct Options {
+    int32_t rank = 0;
+    int64_t job_start_us = 0;
+    int64_t interval_us = 0;
+    bool catch_sigterm = true;    // a final frame on SIGTERM, then the signal's previous effect
+    bool final_at_exit = true;    // a final frame when the process exits before finish()
+    bool report_failures = true;  // warn on the first failed write (one process per host file)
+  };
+
+  // `fd`: the host file, open for appending; the writer owns it from now on.
+  SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines, Warn warn);
+  SeriesWriter(const SeriesWriter&) = delete;
+  SeriesWriter& operator=(const SeriesWriter&) = delete;
+  ~SeriesWriter();
+
+  // The process's start frame; false if it could not be written (then do not start).
+  bool write_start(const SeriesStart& start);
+  // Starts the thread, the SIGTERM handler and the exit hook (one writer per process).
+  void start();
+  // The end of the job (MPI_Finalize): stops the thread, writes the final frame from the
+  // end-of-job totals and annotation lines (those of the job file), closes the file.
+  void finish(const Snapshot& records, const std::vector<std::string>& lines);
+  // Stops the thread and closes the file without a final frame (tests; a failed start).
+  void abandon();
+
+  WriterStats stats() const;
+  const std::string& path() const { return path_; }
+
+  // The thread's body and the hooks (public for the signal and exit handlers).
+  void run();
+  void on_exit();
+
+ private:
+  void write_snapshot(FrameKind kind, uint64_t interval, std::string_view end_reason, const Snapshot* records,
+                      const std::vector<std::string>* lines);
+  bool append(const std::string& frame);
+  void stop_thread();
+  uint64_t interval_at(int64_t time_us, bool round_up) const;
+
+  int fd_;
+  std::string path_;
+  Options options_;
+  TotalsSource totals_;
+  LinesSource lines_;
+  Warn warn_;
+  DeltaEncoder encoder_;
+  TotalsView totals_now_;  // reused from snapshot to snapshot
+  std::thread thread_;
+  int wake_read_ = -1, wake_write_ = -1;
+  pid_t pid_ = 0;
+  uint64_t last_interval_ = 0;
+  bool closed_ = false;
+  bool warned_ = false;
+  mutable std::mutex mutex_;  // frames, stats
+  WriterStats stats_;
+};
+
+}  // namespace mpimon::series

@@ -1,0 +1,335 @@
+// Monitoring over time: snapshots at a fixed interval (pml_monitoring_snapshot_interval)
+// in <job file>.series, kept whatever happens to the job, read by the tools by the job
+// file's name. Each test runs the 4-rank ring of series_patterns (10 messages per second
+// per rank, 1 s snapshots) and ends it in one of the ways a job ends.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "job_format.h"
+#include "mpi_job.h"
+#include "series_reader.h"
+
+namespace mpimon::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The ring under mpirun with our components, 1 s snapshots; `end` as series_patterns takes it.
+std::string ring_command(double seconds, const std::string& end = "finalize", const std::string& extra = "",
+                         const std::string& mode = "ring") {
+  return "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
+         " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval 1 " +
+         extra + " " MPIMON_SERIES_PATTERNS " " + mode + " " + std::to_string(seconds) + " " + end;
+}
+
+// Shell: wait until rank `rank` logged `sends` sends (at most 60 s).
+std::string wait_for_sends(int rank, int sends) {
+  return "for i in $(seq 600); do [ \"$(cat sent." + std::to_string(rank) + " 2>/dev/null | wc -l)\" -ge " +
+         std::to_string(sends) + " ] && break; sleep 0.1; done; ";
+}
+
+size_t lines_of(const fs::path& file) {
+  std::ifstream in(file);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// The series read by our reader: what the tools show, as a job file.
+struct SeriesRead {
+  series::SeriesInfo info;
+  JobFile job;
+};
+SeriesRead read_series_of(const fs::path& folder) {
+  SeriesRead r;
+  series::SeriesTotals totals;
+  r.info = series::read_series(folder.string(), [&](const series::SeriesFrame& f) { totals.add(f); });
+  r.job = parse_job_file(totals.job_file_text(r.info), "series");
+  return r;
+}
+
+uint64_t messages(const JobFile& job, int32_t source, int32_t destination, Category category = Category::external) {
+  for (const JobRecord& r : job.records)
+    if (r.source == source && r.destination == destination && r.category == category) return r.counters.messages;
+  return 0;
+}
+
+// "<row> <column> <value>" of `mpimon matrix --format mtx` (1-based), for source -> destination.
+uint64_t mtx_value(const std::string& output, int32_t source, int32_t destination) {
+  const std::string prefix = "\n" + std::to_string(source + 1) + " " + std::to_string(destination + 1) + " ";
+  const size_t at = output.find(prefix);
+  return at == std::string::npos ? 0 : std::stoull(output.substr(at + prefix.size()));
+}
+
+// A shell script run in the job's folder as a whole (run_shell prefixes "cd <folder> &&",
+// which would otherwise bind to the first command only).
+JobResult run_script(const fs::path& folder, const std::string& script) {
+  return run_shell(folder, "{ " + script + "; }");
+}
+
+JobResult mpimon(const fs::path& folder, const std::string& arguments) {
+  return run_shell(folder, std::string(MPIMON_BIN) + " " + arguments);
+}
+
+std::set<std::string> entries_of(const fs::path& folder) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// Ranks still running after mpirun died (mpirun SIGKILLed): ended by their pids.
+void kill_leftover_ranks(const fs::path& folder) {
+  for (int r = 0; r < 4; ++r) {
+    std::ifstream in(folder / ("pid." + std::to_string(r)));
+    long pid = 0;
+    if (in >> pid && pid > 1) ::kill(static_cast<pid_t>(pid), SIGKILL);
+  }
+}
+
+// (a) One rank SIGKILLed after about 5 s: the tools read at least 4 s of its traffic.
+TEST(Series, SigkilledRankKeepsItsTrafficUpToItsLastSnapshot) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(2, 50) +
+                                              "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
+  EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
+  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));  // the job did not finish
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_FALSE(s.info.finished());
+  EXPECT_GE(messages(s.job, 2, 3), 40u) << "rank 2 logged " << lines_of(folder / "sent.2") << " sends";
+  EXPECT_LE(messages(s.job, 2, 3), lines_of(folder / "sent.2") + 1);
+  EXPECT_EQ(s.info.ranks.at(2).end_reason, "");  // killed: no final frame
+
+  // The tools, by the job file's name: the totals up to the last snapshot, and the news.
+  const JobResult matrix = mpimon(folder, "matrix mpimon-job.txt --format mtx --category external");
+  ASSERT_EQ(matrix.exit_code, 0) << matrix.output;
+  EXPECT_NE(matrix.output.find("the job did not finish"), std::string::npos) << matrix.output;
+  EXPECT_NE(matrix.output.find("rank 2: no final snapshot"), std::string::npos) << matrix.output;
+  EXPECT_EQ(mtx_value(matrix.output, 2, 3), messages(s.job, 2, 3)) << matrix.output;
+  const JobResult timeline = mpimon(folder, "show --timeline mpimon-job.txt --svg timeline.svg");
+  ASSERT_EQ(timeline.exit_code, 0) << timeline.output;
+  EXPECT_NE(timeline.output.find("external"), std::string::npos) << timeline.output;
+  EXPECT_NE(read_text(folder / "timeline.svg").find("<polyline"), std::string::npos);
+  const JobResult report = mpimon(folder, "report mpimon-job.txt -o report.html");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(read_text(folder / "report.html").find("did not finish"), std::string::npos);
+}
+
+// (b) mpirun SIGTERMed (a batch system's time limit): every message rank 0 had sent.
+TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
+  const fs::path folder = new_test_folder();
+  // Open MPI gives the ranks odls_base_sigkill_timeout (1 s) between SIGTERM and SIGKILL; on
+  // these shared, overloaded machines the ranks may not even run within 1 s: 5 s here, still
+  // below a batch system's grace (Slurm's KillWait is 30 s by default).
+  const JobResult job = run_script(
+      folder, ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " +
+                  wait_for_sends(0, 30) + std::string(MPIMON_BIN) +
+                  " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
+  EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
+  // While it ran, the tools read it too.
+  const std::string running = read_text(folder / "running.txt");
+  EXPECT_NE(running.find("did not finish"), std::string::npos) << running;
+  EXPECT_GT(mtx_value(running, 0, 1), 0u) << running;
+
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  const size_t sent = lines_of(folder / "sent.0");
+  EXPECT_GE(messages(s.job, 0, 1), sent);  // each logged send was counted before it was logged
+  EXPECT_LE(messages(s.job, 0, 1), sent + 1);  // at most one counted, not yet logged
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(s.info.ranks.at(r).end_reason, "signal 15") << "rank " << r;
+  EXPECT_NE(s.info.describe_end().find("SIGTERM"), std::string::npos) << s.info.describe_end();
+}
+
+// (c) MPI_Abort: the aborting rank's snapshots up to its last interval, the others' final ones.
+TEST(Series, MpiAbortKeepsEveryRanksSnapshots) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_shell(folder, ring_command(3.5, "abort", "--mca odls_base_sigkill_timeout 5"));
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_FALSE(s.info.finished());
+  EXPECT_GE(messages(s.job, 1, 2), 20u);  // rank 1 aborted after 35 sends: at least 2 s of them
+  EXPECT_GE(s.info.ranks.at(1).last_interval, 2u);
+  for (int r : {0, 2, 3}) EXPECT_EQ(s.info.ranks.at(r).end_reason, "signal 15") << "rank " << r;
+  for (int r : {0, 2, 3}) EXPECT_EQ(messages(s.job, r, (r + 1) % 4), 35u) << "rank " << r;
+}
+
+// (c) A segfaulting rank.
+TEST(Series, SegfaultingRankKeepsItsSnapshots) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_shell(folder, ring_command(3.5, "segfault", "--mca odls_base_sigkill_timeout 5"));
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_GE(messages(s.job, 2, 3), 20u);
+  EXPECT_EQ(s.info.ranks.at(2).end_reason, "");
+  for (int r : {0, 1, 3}) EXPECT_EQ(messages(s.job, r, (r + 1) % 4), 35u) << "rank " << r;
+  const JobResult matrix = mpimon(folder, "matrix mpimon-job.txt");
+  EXPECT_EQ(matrix.exit_code, 0) << matrix.output;
+  EXPECT_NE(matrix.output.find("rank 2: no final snapshot"), std::string::npos) << matrix.output;
+}
+
+// mpirun SIGKILLed: its ranks run on, orphaned, and their snapshots with them.
+TEST(Series, SigkilledMpirunLeavesAReadableSeries) {
+  const fs::path folder = new_test_folder();
+  run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(0, 25) + "kill -KILL $m; wait $m; sleep 1.5");
+  kill_leftover_ranks(folder);
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_FALSE(s.info.finished());
+  for (int r = 0; r < 4; ++r) EXPECT_GE(messages(s.job, r, (r + 1) % 4), 20u) << "rank " << r;
+}
+
+// (e) A normal finish: the same job file as without snapshots, its series beside it,
+// summing to exactly its totals; nothing else left behind.
+TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_shell(folder, ring_command(3.2));
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(job.output.find("mpimon:"), std::string::npos) << job.output;  // no warning
+  const JobFile file = read_job_file((folder / "mpimon-job.txt").string());
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_TRUE(s.info.finished()) << s.info.describe_end();
+  EXPECT_TRUE(s.info.notes.empty());
+  ASSERT_EQ(s.job.records.size(), file.records.size());
+  for (size_t i = 0; i < file.records.size(); ++i) {
+    const JobRecord &a = file.records[i], &b = s.job.records[i];
+    EXPECT_EQ(std::tie(a.source, a.destination, a.category), std::tie(b.source, b.destination, b.category));
+    EXPECT_EQ(a.counters.messages, b.counters.messages);
+    EXPECT_EQ(a.counters.bytes, b.counters.bytes);
+    for (int k = 0; k < kHistogramBuckets; ++k) EXPECT_EQ(a.counters.histogram[k], b.counters.histogram[k]);
+  }
+  EXPECT_EQ(messages(file, 0, 1), 32u);
+  EXPECT_GT(messages(file, 0, 1, Category::coll), 0u);
+  // The annotations (collective classes) too; the job file also names its series.
+  std::multiset<std::string> in_file, in_series;
+  for (const JobAnnotation& a : file.annotations) {
+    std::string line = a.keyword;
+    for (const std::string& f : a.fields) line += " " + f;
+    if (a.keyword == "series") EXPECT_EQ(line, "series mpimon-job.txt.series");
+    else in_file.insert(line);
+  }
+  for (const JobAnnotation& a : s.job.annotations) {
+    std::string line = a.keyword;
+    for (const std::string& f : a.fields) line += " " + f;
+    in_series.insert(line);
+  }
+  EXPECT_EQ(in_file, in_series);
+  EXPECT_FALSE(in_file.empty());
+  // Nothing else: the job file, its series (one file for this one host), the ring's logs.
+  const std::set<std::string> expected{"mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2",
+                                       "pid.3", "sent.0", "sent.1", "sent.2", "sent.3"};
+  EXPECT_EQ(entries_of(folder), expected);
+  const std::set<std::string> hosts = entries_of(folder / "mpimon-job.txt.series");
+  ASSERT_EQ(hosts.size(), 1u);
+  struct stat st{};
+  ASSERT_EQ(::stat((folder / "mpimon-job.txt.series" / *hosts.begin()).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  // The tools on the finished job: its own totals; the time range from its series.
+  const JobResult range = mpimon(folder, "matrix mpimon-job.txt --from 1 --to 2 --format mtx --category external");
+  ASSERT_EQ(range.exit_code, 0) << range.output;
+  EXPECT_GE(mtx_value(range.output, 0, 1), 8u) << range.output;  // the second second: about 10
+  EXPECT_LE(mtx_value(range.output, 0, 1), 12u) << range.output;
+  EXPECT_EQ(range.output.find("did not finish"), std::string::npos) << range.output;
+}
+
+// (d) A torn last record: detected and dropped, never misread.
+TEST(Series, TornLastRecordIsDroppedNeverMisread) {
+  const fs::path folder = new_test_folder();
+  ASSERT_EQ(run_shell(folder, ring_command(2.2)).exit_code, 0);
+  const fs::path series = folder / "mpimon-job.txt.series";
+  const fs::path host = series / *entries_of(series).begin();
+  // Cut the file in the middle of its last frame (a process killed while writing it).
+  const std::string text = read_text(host);
+  const size_t last = text.rfind("@mpimon ");
+  ASSERT_NE(last, std::string::npos);
+  auto rewrite = [&](const std::string& content) { std::ofstream(host, std::ios::binary | std::ios::trunc) << content; };
+  rewrite(text.substr(0, last));
+  const SeriesRead whole = read_series_of(series);  // the file without its last frame
+  rewrite(text.substr(0, last + (text.size() - last) / 2));
+  const SeriesRead torn = read_series_of(series);
+  ASSERT_EQ(torn.info.notes.size(), 1u);
+  EXPECT_NE(torn.info.notes[0].find("torn write"), std::string::npos) << torn.info.notes[0];
+  ASSERT_EQ(torn.job.records.size(), whole.job.records.size());
+  for (size_t i = 0; i < whole.job.records.size(); ++i) {
+    EXPECT_EQ(torn.job.records[i].counters.messages, whole.job.records[i].counters.messages);
+    EXPECT_EQ(torn.job.records[i].counters.bytes, whole.job.records[i].counters.bytes);
+  }
+  const JobResult matrix = mpimon(folder, "matrix mpimon-job.txt.series --format mtx");
+  ASSERT_EQ(matrix.exit_code, 0) << matrix.output;
+  EXPECT_NE(matrix.output.find("torn write"), std::string::npos) << matrix.output;
+  EXPECT_NE(matrix.output.find("did not finish"), std::string::npos) << matrix.output;  // a final frame lost
+
+  // A frame whose checksum holds but whose content is wrong (a frame after rank 0's end):
+  // an error naming the file and the frame's offset, exit status 2.
+  rewrite(text + series::encode_frame({series::FrameKind::snapshot, 0, 99, 1}, "1 external 1 8 4:1\n"));
+  const JobResult hostile = mpimon(folder, "matrix mpimon-job.txt.series");
+  EXPECT_EQ(hostile.exit_code, 2) << hostile.output;
+  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" + std::to_string(text.size()) +
+                                ": expected no frame after rank 0's end"),
+            std::string::npos)
+      << hostile.output;
+}
+
+// MPI_THREAD_MULTIPLE: 4 threads per rank sending while snapshots are taken; the series
+// adds up to the job file exactly.
+TEST(Series, ThreadMultipleSeriesAddsUpToTheJobFile) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_shell(
+      folder, "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
+              " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval "
+              "0.05 " MPIMON_SERIES_PATTERNS " threads 2");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  const JobFile file = read_job_file((folder / "mpimon-job.txt").string());
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  EXPECT_TRUE(s.info.finished());
+  uint64_t snapshots = 0;
+  for (const auto& [rank, progress] : s.info.ranks) snapshots += progress.frames;
+  EXPECT_GT(snapshots, 8u);  // snapshots were taken while the threads sent
+  ASSERT_EQ(s.job.records.size(), file.records.size());
+  for (size_t i = 0; i < file.records.size(); ++i) {
+    EXPECT_EQ(file.records[i].counters.messages, s.job.records[i].counters.messages) << i;
+    EXPECT_EQ(file.records[i].counters.bytes, s.job.records[i].counters.bytes) << i;
+  }
+  EXPECT_GT(messages(file, 0, 1), 100u);
+}
+
+TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
+  const fs::path folder = new_test_folder();
+  const std::string run = "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR
+                          ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE " -np 2 --mca pml_monitoring_enable 2 ";
+  const JobResult bad = run_shell(folder, run + "--mca pml_monitoring_snapshot_interval 1e3 " MPIMON_EXAMPLE " ring");
+  ASSERT_EQ(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("mpimon: invalid value '1e3' for MCA parameter pml_monitoring_snapshot_interval (valid: 0 "
+                            "off, or seconds from 0.01 to 86400, fractions allowed (e.g. 0.5)); using 10"),
+            std::string::npos)
+      << bad.output;
+  size_t warnings = 0;
+  for (size_t at = 0; (at = bad.output.find("invalid value", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 1u) << bad.output;  // once per job
+  EXPECT_TRUE(fs::is_directory(folder / "mpimon-job.txt.series"));  // the default: on
+
+  const fs::path off = new_test_folder();
+  ASSERT_EQ(run_shell(off, run + "--mca pml_monitoring_snapshot_interval 0 " MPIMON_EXAMPLE " ring").exit_code, 0);
+  EXPECT_TRUE(fs::exists(off / "mpimon-job.txt"));
+  EXPECT_FALSE(fs::exists(off / "mpimon-job.txt.series"));
+}
+
+// A series left by an earlier job is never appended to: the next job takes the next name,
+// for its series and its job file alike.
+TEST(Series, EarlierSeriesIsNeverReused) {
+  const fs::path folder = new_test_folder();
+  fs::create_directory(folder / "mpimon-job.txt.series");  // an earlier job that died
+  ASSERT_EQ(run_shell(folder, ring_command(1.1)).exit_code, 0);
+  EXPECT_TRUE(fs::is_empty(folder / "mpimon-job.txt.series"));
+  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));
+  const JobFile file = read_job_file((folder / "mpimon-job.txt.1").string());
+  bool named = false;
+  for (const JobAnnotation& a : file.annotations)
+    named = named || (a.keyword == "series" && a.fields == std::vector<std::string>{"mpimon-job.txt.1.series"});
+  EXPECT_TRUE(named);
+  EXPECT_TRUE(read_series_of(folder / "mpimon-job.txt.1.series").info.finished());
+}
+
+}  // namespace
+}  // namespace mpimon::test

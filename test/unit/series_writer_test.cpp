@@ -1,0 +1,310 @@
+// The time series' writer (series/series_writer.h): exclusive files of ours, periodic
+// snapshots from a background thread, and a final frame on SIGTERM (then the signal's
+// previous effect), at exit, or at the end of the job.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "frame.h"
+#include "series_writer.h"
+#include "temp_dir.h"
+
+namespace mpimon::series {
+namespace {
+
+namespace fs = std::filesystem;
+
+Record record(int32_t peer, uint64_t messages) {
+  Record r;
+  r.peer = peer;
+  r.counters.messages = messages;
+  r.counters.bytes = messages * 8;
+  r.counters.histogram[4] = messages;
+  return r;
+}
+
+struct ReadBack {
+  std::vector<Frame> frames;  // payload views into `bytes`
+  std::vector<std::string> payloads;
+  std::vector<ScanIssue> issues;
+};
+
+ReadBack read_back(const std::string& path) {
+  ReadBack r;
+  scan_frame_file(
+      path,
+      [&](const Frame& f) {
+        r.frames.push_back(f);
+        r.payloads.emplace_back(f.payload);
+      },
+      r.issues);
+  return r;
+}
+
+class SeriesWriterTest : public test::TempDirTest {
+ protected:
+  std::string series_dir() {
+    const std::string d = dir_ + "/job.txt.series";
+    std::string error;
+    EXPECT_EQ(create_series_directory(d, error), Created::yes) << error;
+    return d;
+  }
+  // A writer in a fresh series folder whose totals are `messages` messages to peer 1.
+  SeriesWriter* make_writer(std::atomic<uint64_t>& messages, int64_t interval_us, bool signals) {
+    const std::string d = series_dir();
+    std::string error;
+    const int fd = open_host_file(d, "node", error);
+    EXPECT_GE(fd, 0) << error;
+    path_ = d + "/node";
+    SeriesWriter::Options o;
+    o.rank = 2;
+    o.job_start_us = realtime_us();
+    o.interval_us = interval_us;
+    o.catch_sigterm = signals;
+    o.final_at_exit = signals;
+    auto* w = new SeriesWriter(
+        fd, path_, o, [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+          *storage = Snapshot{record(1, messages.load())};
+          into = view_of(*storage);
+        },
+        [] { return std::vector<std::string>{"collectives 2 world 0 0 0 0 1 8"}; }, [](const std::string&) {});
+    SeriesStart start{4, 2, "4.1.4", o.job_start_us, interval_us, "node", ::getpid()};
+    EXPECT_TRUE(w->write_start(start));
+    return w;
+  }
+  std::string path_;
+};
+
+TEST_F(SeriesWriterTest, DirectoryIsCreatedExclusivelyAs0755WhateverTheUmask) {
+  const mode_t before = ::umask(0077);
+  const std::string d = dir_ + "/a.series";
+  std::string error;
+  EXPECT_EQ(create_series_directory(d, error), Created::yes) << error;
+  ::umask(before);
+  struct stat s{};
+  ASSERT_EQ(::stat(d.c_str(), &s), 0);
+  EXPECT_EQ(s.st_mode & 07777, 0755u);
+  EXPECT_EQ(create_series_directory(d, error), Created::exists);
+  EXPECT_EQ(create_series_directory(dir_ + "/missing/b.series", error), Created::failed);
+  EXPECT_NE(error.find("missing/b.series: No such file or directory"), std::string::npos) << error;
+}
+
+TEST_F(SeriesWriterTest, HostFileIsCreatedOnceAs0644AndJoinedByTheHostsOtherProcesses) {
+  const std::string d = series_dir();
+  const mode_t before = ::umask(0);
+  std::string error;
+  const int first = open_host_file(d, "node", error);
+  const int second = open_host_file(d, "node", error);
+  ::umask(before);
+  ASSERT_GE(first, 0) << error;
+  ASSERT_GE(second, 0) << error;
+  ASSERT_EQ(::write(first, "ab", 2), 2);
+  ASSERT_EQ(::write(second, "cd", 2), 2);  // O_APPEND: after the first
+  ::close(first);
+  ::close(second);
+  struct stat s{};
+  ASSERT_EQ(::stat((d + "/node").c_str(), &s), 0);
+  EXPECT_EQ(s.st_mode & 07777, 0644u);
+  EXPECT_EQ(s.st_size, 4);
+}
+
+TEST_F(SeriesWriterTest, PlantedLinksAreRefused) {
+  const std::string d = series_dir();
+  const std::string target = dir_ + "/target";
+  { std::ofstream(target) << "keep"; }
+  fs::create_symlink(target, d + "/node");
+  std::string error;
+  EXPECT_EQ(open_host_file(d, "node", error), -1);
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+  fs::create_directory_symlink(d, dir_ + "/link.series");
+  EXPECT_EQ(open_host_file(dir_ + "/link.series", "other", error), -1);
+  EXPECT_EQ(std::ifstream(target).rdbuf()->in_avail() >= 0, true);
+  EXPECT_EQ(fs::file_size(target), 4u);
+  EXPECT_EQ(create_series_directory(dir_ + "/link.series", error), Created::exists);
+}
+
+TEST_F(SeriesWriterTest, HostNameIsASafeFileName) {
+  const std::string name = host_file_name();
+  ASSERT_FALSE(name.empty());
+  EXPECT_EQ(name.find('/'), std::string::npos);
+  EXPECT_NE(name, "..");
+}
+
+TEST_F(SeriesWriterTest, PeriodicSnapshotsAddUpToTheFinalTotals) {
+  std::atomic<uint64_t> messages{0};
+  SeriesWriter* w = make_writer(messages, 20000, false);  // 20 ms
+  w->start();
+  for (int i = 0; i < 30; ++i) {
+    messages += 3;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  w->finish({record(1, messages.load())}, {"collectives 2 world 0 0 0 0 9 72"});
+  const WriterStats stats = w->stats();
+  delete w;
+  const ReadBack r = read_back(path_);
+  EXPECT_TRUE(r.issues.empty());
+  ASSERT_GE(r.frames.size(), 4u);  // start, some snapshots, final
+  EXPECT_EQ(r.frames.front().header.kind, FrameKind::start);
+  EXPECT_EQ(r.frames.back().header.kind, FrameKind::final);
+  EXPECT_EQ(stats.frames, r.frames.size());
+  uint64_t sum = 0, previous_interval = 0;
+  std::vector<std::string> block;
+  for (size_t i = 1; i < r.frames.size(); ++i) {
+    const SnapshotDelta d = parse_snapshot_payload(r.payloads[i], r.frames[i].header.kind == FrameKind::final, 4, "t");
+    for (const Record& rec : d.records) sum += rec.counters.messages;
+    apply_annotation_changes(d, block);
+    EXPECT_GT(r.frames[i].header.interval, previous_interval);
+    previous_interval = r.frames[i].header.interval;
+  }
+  EXPECT_EQ(sum, 90u);
+  EXPECT_EQ(block, std::vector<std::string>{"collectives 2 world 0 0 0 0 9 72"});
+  EXPECT_NE(r.payloads.back().find("end finalize\n"), std::string::npos);
+}
+
+// Runs `child` in a forked process (returns its wait status).
+template <typename Child>
+int in_child(Child&& child) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    child();
+    ::_exit(99);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// Waits until `path` holds at least `frames` frames (a child's start), at most 10 s.
+void wait_for_frames(const std::string& path, size_t frames) {
+  for (int i = 0; i < 1000; ++i) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && read_back(path).frames.size() >= frames) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "no frames in " << path;
+}
+
+pid_t spawn(const std::function<void()>& child) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    child();
+    ::_exit(99);
+  }
+  return pid;
+}
+
+TEST_F(SeriesWriterTest, SigtermAddsAFinalFrameThenTerminatesTheProcessAsBefore) {
+  std::atomic<uint64_t> messages{7};
+  SeriesWriter* w = make_writer(messages, 10000000, true);  // 10 s: no periodic snapshot
+  const pid_t child = spawn([&] {
+    w->start();
+    for (;;) ::pause();
+  });
+  wait_for_frames(path_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the child's handler is in place
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  const ReadBack r = read_back(path_);
+  ASSERT_EQ(r.frames.size(), 2u);
+  EXPECT_EQ(r.frames[1].header.kind, FrameKind::final);
+  EXPECT_EQ(r.payloads[1], "end signal 15\n1 external 7 56 4:7\nannotations 1 1\n0 collectives 2 world 0 0 0 0 1 8\n");
+  w->abandon();
+}
+
+TEST_F(SeriesWriterTest, SigtermStillReachesTheApplicationsOwnHandler) {
+  std::atomic<uint64_t> messages{1};
+  SeriesWriter* w = make_writer(messages, 10000000, true);
+  const pid_t child = spawn([&] {
+    std::signal(SIGTERM, [](int) { ::_exit(42); });
+    w->start();
+    for (;;) ::pause();
+  });
+  wait_for_frames(path_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+  const ReadBack r = read_back(path_);
+  ASSERT_EQ(r.frames.size(), 2u);
+  EXPECT_NE(r.payloads[1].find("end signal 15\n"), std::string::npos);
+  w->abandon();
+}
+
+TEST_F(SeriesWriterTest, IgnoredSigtermStaysIgnored) {
+  std::atomic<uint64_t> messages{1};
+  SeriesWriter* w = make_writer(messages, 10000000, true);
+  const pid_t child = spawn([&] {
+    std::signal(SIGTERM, SIG_IGN);
+    w->start();
+    for (;;) ::pause();
+  });
+  wait_for_frames(path_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(child, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int status = 0;
+  EXPECT_EQ(::waitpid(child, &status, WNOHANG), 0);  // still running
+  ::kill(child, SIGKILL);
+  ::waitpid(child, &status, 0);
+  EXPECT_EQ(read_back(path_).frames.size(), 1u);  // no final frame
+  w->abandon();
+}
+
+TEST_F(SeriesWriterTest, ExitWithoutTheEndOfTheJobAddsAFinalFrame) {
+  std::atomic<uint64_t> messages{3};
+  SeriesWriter* w = make_writer(messages, 10000000, true);
+  const int status = in_child([&] {
+    w->start();
+    std::exit(3);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const ReadBack r = read_back(path_);
+  ASSERT_EQ(r.frames.size(), 2u);
+  EXPECT_NE(r.payloads[1].find("end exit\n1 external 3 24 4:3\n"), std::string::npos);
+  w->abandon();
+}
+
+TEST_F(SeriesWriterTest, FailedWriteIsFoldedIntoTheNextFrame) {
+  std::atomic<uint64_t> messages{0};
+  SeriesWriter* w = make_writer(messages, 10000000, false);
+  // The file becomes unwritable: a read-only descriptor in its place.
+  const int read_only = ::open(path_.c_str(), O_RDONLY);
+  std::string warned;
+  SeriesWriter::Options o;
+  o.rank = 2;
+  o.job_start_us = realtime_us();
+  o.interval_us = 10000000;
+  o.catch_sigterm = o.final_at_exit = false;
+  SeriesWriter broken(read_only, path_, o, [&, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+                        *storage = Snapshot{record(1, messages.load())};
+                        into = view_of(*storage);
+                      },
+                      [] { return std::vector<std::string>{}; }, [&](const std::string& m) { warned = m; });
+  messages = 5;
+  broken.finish({record(1, 5)}, {});
+  EXPECT_EQ(broken.stats().failed_writes, 1u);
+  EXPECT_NE(warned.find("cannot write a snapshot: Bad file descriptor"), std::string::npos) << warned;
+  w->abandon();
+  delete w;
+}
+
+}  // namespace
+}  // namespace mpimon::series
