@@ -33,6 +33,9 @@ WRAP
 chmod +x "$work/rank3.sh"
 while IFS='=' read -r name _; do unset "$name"; done < <(env | grep '^OMPI_MCA_' || true)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+for setting in ${MPIMON_BENCH_MCA:-}; do  # as in common.sh: MCA parameters for every configuration
+  export "OMPI_MCA_${setting%%=*}=${setting#*=}"
+done
 
 K1=200
 K2=400

@@ -29,6 +29,14 @@ clean_mpi_environment() {
     for v in $unset_vars; do unset "$v"; done
   fi
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  # MPIMON_BENCH_MCA="name=value ...": MCA parameters for every configuration of the run,
+  # e.g. pml_monitoring_snapshot_interval=0 to measure with the time series off.
+  local setting
+  for setting in ${MPIMON_BENCH_MCA:-}; do
+    [[ $setting == *=* ]] || die "MPIMON_BENCH_MCA: expected name=value, found '$setting'"
+    export "OMPI_MCA_${setting%%=*}=${setting#*=}"
+    note "with MCA parameter ${setting%%=*} = ${setting#*=}"
+  done
 }
 
 # Copies our plugin folder to $1/lib-mpimon (sets snapdir): a rebuild of the build tree

@@ -1,4 +1,5 @@
-// Every input of the fuzz corpus (test/fuzz/corpus/dumps/*/) through every command: read, or
+// Every input of the fuzz corpus (test/fuzz/corpus/dumps/*/, and corpus/series/*/ for the
+// time series' files) through every command: read, or
 // refused as an input error ("<file>:<line>: expected ..."); never a crash, never another
 // exception. The corpus holds real dumps (ours and Open MPI's, captures, job files) and
 // every crash the fuzzer or the issue reports found, as regression inputs.
@@ -31,14 +32,14 @@ std::string contents(const fs::path& file) {
   return s.str();
 }
 
-void replay(const std::string& folder, int expect_read) {
+void replay(const std::string& folder, int expect_read, bool (*run)(std::string_view) = mpimon::tools::run_every_command) {
   const auto files = corpus(folder);
   ASSERT_FALSE(files.empty()) << folder;
   int read = 0;
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.string());
     bool accepted = false;
-    EXPECT_NO_THROW({ accepted = mpimon::tools::run_every_command(contents(file)); });
+    EXPECT_NO_THROW({ accepted = run(contents(file)); });
     read += accepted;
   }
   if (expect_read >= 0) {
@@ -73,4 +74,15 @@ TEST(FuzzCorpus, HostfilesAreReadOrRefusedAsFileLineErrors) {
     }
   }
   EXPECT_GE(real, 4);
+}
+
+// Time series' files (corpus/series/, docs/formats.md "Time series"): a real one is read and
+// summed into a job file every command reads; hostile ones are refused or skipped, never a crash.
+TEST(FuzzCorpus, RealSeriesAreRead) {
+  const size_t n = corpus("../series/real").size();
+  replay("../series/real", static_cast<int>(n), mpimon::tools::run_every_series_command);
+}
+
+TEST(FuzzCorpus, SeriesRegressionInputsAreReadOrRefusedNeverACrash) {
+  replay("../series/regressions", -1, mpimon::tools::run_every_series_command);
 }

@@ -7,7 +7,9 @@
 #include "heatmap.h"
 #include "matrix_formats.h"
 #include "report.h"
+#include "series_reader.h"
 #include "size_histograms.h"
+#include "timeline.h"
 
 namespace mpimon::tools {
 
@@ -53,6 +55,32 @@ bool run_every_command(std::string_view text) {
       for (const char* selection : {"all", "internal", "osc"})
         format_size_histograms(size_histograms({name}, sender, Selection::of(selection), load));
     format_html_report(std::move(dumps), load);
+  } catch (const FormatError&) {
+    return false;
+  }
+  return true;
+}
+
+bool run_every_series_command(std::string_view bytes) {
+  const std::string name = "fuzz.series/host";
+  const series::SeriesReading read = [&](const std::function<void(const series::SeriesFrame&)>& on_frame) {
+    return series::read_series_text(name, bytes, on_frame);
+  };
+  try {
+    series::SeriesTotals totals;
+    const series::SeriesInfo info = read([&](const series::SeriesFrame& f) { totals.add(f); });
+    info.describe_end();
+    // What the series sums to is a job file the readers accept.
+    if (!run_every_command(totals.job_file_text(info)))
+      throw std::logic_error("a series' sums were written as a job file the readers refuse");
+    for (const series::TimeRange& range : {series::TimeRange{}, series::TimeRange{1, 3}}) {
+      const Timeline timeline = build_timeline(read, range);
+      for (TimelineMetric metric : {TimelineMetric::bytes, TimelineMetric::messages}) {
+        format_terminal_timeline(timeline, metric);
+        format_terminal_timeline(timeline, metric, 7);
+        format_svg_timeline(timeline, metric, name);
+      }
+    }
   } catch (const FormatError&) {
     return false;
   }

@@ -12,4 +12,9 @@ namespace mpimon::tools {
 // Returns true when the input was read, false when it was refused as a FormatError.
 bool run_every_command(std::string_view text);
 
+// The same for a time series' file (one host's, docs/formats.md "Time series"): read it,
+// sum it into a job file that every command above must then read, and draw its timeline
+// in the terminal and as SVG, for the whole run and a range.
+bool run_every_series_command(std::string_view bytes);
+
 }  // namespace mpimon::tools

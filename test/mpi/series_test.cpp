@@ -331,5 +331,31 @@ TEST(Series, EarlierSeriesIsNeverReused) {
   EXPECT_TRUE(read_series_of(folder / "mpimon-job.txt.1.series").info.finished());
 }
 
+// One run number for the whole run, series included: an earlier job file J and an earlier
+// run's .prof file of number 1 move this run to number 2, decided at MPI_Init (where the
+// series must be named) and kept by the end-of-job files; nothing earlier is touched.
+TEST(Series, RunNumberIsTheSameForTheSeriesTheJobFileAndTheProfFiles) {
+  const fs::path folder = new_test_folder();
+  std::ofstream(folder / "mpimon-job.txt") << "earlier job\n";
+  std::ofstream(folder / "prof.1.3.prof") << "earlier run\n";
+  const JobResult job = run_shell(
+      folder, ring_command(1.1, "finalize", "--mca pml_monitoring_enable_output 3 --mca pml_monitoring_filename prof"));
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.output.find("this run's time series is mpimon-job.txt.2.series, its job file will be mpimon-job.txt.2"),
+            std::string::npos)
+      << job.output;
+  EXPECT_EQ(read_text(folder / "mpimon-job.txt"), "earlier job\n");
+  EXPECT_EQ(read_text(folder / "prof.1.3.prof"), "earlier run\n");
+  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt.1"));
+  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt.1.series"));
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(fs::exists(folder / ("prof.2." + std::to_string(r) + ".prof"))) << r;
+  const JobFile file = read_job_file((folder / "mpimon-job.txt.2").string());
+  bool named = false;
+  for (const JobAnnotation& a : file.annotations)
+    named = named || (a.keyword == "series" && a.fields == std::vector<std::string>{"mpimon-job.txt.2.series"});
+  EXPECT_TRUE(named);
+  EXPECT_TRUE(read_series_of(folder / "mpimon-job.txt.2.series").info.finished());
+}
+
 }  // namespace
 }  // namespace mpimon::test

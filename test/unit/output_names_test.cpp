@@ -121,5 +121,18 @@ TEST_F(RunOutputs, ANameTakenBetweenTheDecisionAndThePublicationMovesEveryoneToT
   EXPECT_EQ(names(), (std::set<std::string>{"job.txt.1"})) << "no temporary left";
 }
 
+// The time series reserves the run's number at MPI_Init (its folder J.2.series exists
+// from then on): the end-of-job files start their search there, even where lower numbers
+// are free, so the finished job file is J.2, beside its series.
+TEST_F(RunOutputs, PublishingStartsFromTheNumberReservedAtTheStart) {
+  NewFile file = this_run(dir_ + "/job.txt");
+  std::vector<RunOutput> outputs(1);
+  outputs[0].file = &file;
+  outputs[0].name_for = [&](int n) { return numbered_name(dir_ + "/job.txt", n); };
+  const int run = publish_run_outputs(outputs, [](int mine) { return std::make_pair(mine, mine); }, 2);
+  EXPECT_EQ(run, 2);
+  EXPECT_EQ(names(), (std::set<std::string>{"job.txt.2"}));
+}
+
 }  // namespace
 }  // namespace mpimon

@@ -168,11 +168,16 @@ TEST_F(SeriesReaderTest, HostileFoldersGiveErrorsNamingFileAndOffset) {
   twice.start("a", 0);
   EXPECT_EQ(error_for(twice), at + "one start frame for rank 0");
 
-  SeriesBuilder overflow = b;
-  overflow.frame("a", 0, 1, "1 external 18446744073709551615 1 4:18446744073709551615\n");
+  SeriesBuilder huge = b;
+  huge.frame("a", 0, 1, "1 external 18446744073709551615 1 4:18446744073709551615\n");
+  EXPECT_EQ(error_for(huge), at + "totals below 2^60 (1 EiB) (rank 0)");
+
+  SeriesBuilder overflow = b;  // 2^59 twice
+  overflow.frame("a", 0, 1, "1 external 576460752303423488 1 4:576460752303423488\n");
   const size_t fourth = overflow.files["a"].size();
-  overflow.frame("a", 0, 2, "1 external 1 1 4:1\n");
-  EXPECT_EQ(error_for(overflow), folder() + "/a:" + std::to_string(fourth) + ": expected totals that fit in 64 bits (rank 0)");
+  overflow.frame("a", 0, 2, "1 external 576460752303423488 1 4:576460752303423488\n");
+  EXPECT_EQ(error_for(overflow),
+            folder() + "/a:" + std::to_string(fourth) + ": expected totals below 2^60 (1 EiB) (rank 0)");
 
   SeriesBuilder bad_payload = b;
   bad_payload.frame("a", 0, 1, "1 external 1 1 4:2\n");

@@ -53,6 +53,11 @@ ReadBack read_back(const std::string& path) {
   return r;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 class SeriesWriterTest : public test::TempDirTest {
  protected:
   std::string series_dir() {
@@ -64,60 +69,69 @@ class SeriesWriterTest : public test::TempDirTest {
   // A writer in a fresh series folder whose totals are `messages` messages to peer 1.
   SeriesWriter* make_writer(std::atomic<uint64_t>& messages, int64_t interval_us, bool signals) {
     const std::string d = series_dir();
-    std::string error;
-    const int fd = open_host_file(d, "node", error);
-    EXPECT_GE(fd, 0) << error;
-    path_ = d + "/node";
     SeriesWriter::Options o;
     o.rank = 2;
     o.job_start_us = realtime_us();
     o.interval_us = interval_us;
     o.catch_sigterm = signals;
     o.final_at_exit = signals;
+    const SeriesStart start{4, 2, "4.1.4", o.job_start_us, interval_us, "node", ::getpid()};
+    std::string error;
+    const int fd = open_host_file(d, "node", start_frame(o.rank, start), error);
+    EXPECT_GE(fd, 0) << error;
+    path_ = d + "/node";
     auto* w = new SeriesWriter(
         fd, path_, o, [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
           *storage = Snapshot{record(1, messages.load())};
           into = view_of(*storage);
         },
         [] { return std::vector<std::string>{"collectives 2 world 0 0 0 0 1 8"}; }, [](const std::string&) {});
-    SeriesStart start{4, 2, "4.1.4", o.job_start_us, interval_us, "node", ::getpid()};
-    EXPECT_TRUE(w->write_start(start));
     return w;
   }
   std::string path_;
 };
 
-TEST_F(SeriesWriterTest, DirectoryIsCreatedExclusivelyAs0755WhateverTheUmask) {
-  const mode_t before = ::umask(0077);
+TEST_F(SeriesWriterTest, DirectoryIsCreatedExclusivelyNeverWritableByOthers) {
+  const mode_t before = ::umask(0);
   const std::string d = dir_ + "/a.series";
   std::string error;
   EXPECT_EQ(create_series_directory(d, error), Created::yes) << error;
+  ::umask(0077);  // a stricter umask is honoured, as for every output
+  EXPECT_EQ(create_series_directory(dir_ + "/strict.series", error), Created::yes) << error;
   ::umask(before);
   struct stat s{};
   ASSERT_EQ(::stat(d.c_str(), &s), 0);
   EXPECT_EQ(s.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat((dir_ + "/strict.series").c_str(), &s), 0);
+  EXPECT_EQ(s.st_mode & 07777, 0700u);
   EXPECT_EQ(create_series_directory(d, error), Created::exists);
   EXPECT_EQ(create_series_directory(dir_ + "/missing/b.series", error), Created::failed);
   EXPECT_NE(error.find("missing/b.series: No such file or directory"), std::string::npos) << error;
 }
 
-TEST_F(SeriesWriterTest, HostFileIsCreatedOnceAs0644AndJoinedByTheHostsOtherProcesses) {
+TEST_F(SeriesWriterTest, HostFileAppearsWithItsFirstFrameAs0644AndIsJoinedByTheHostsOtherProcesses) {
   const std::string d = series_dir();
   const mode_t before = ::umask(0);
   std::string error;
-  const int first = open_host_file(d, "node", error);
-  const int second = open_host_file(d, "node", error);
-  ::umask(before);
+  const int first = open_host_file(d, "node", "start-0|", error);
   ASSERT_GE(first, 0) << error;
+  EXPECT_EQ(read_text(d + "/node"), "start-0|");  // never empty nor partial under its name
+  const int second = open_host_file(d, "node", "start-1|", error);
+  ::umask(before);
   ASSERT_GE(second, 0) << error;
   ASSERT_EQ(::write(first, "ab", 2), 2);
   ASSERT_EQ(::write(second, "cd", 2), 2);  // O_APPEND: after the first
+  ASSERT_EQ(::write(first, "ef", 2), 2);   // the creator appends too, after the others
   ::close(first);
   ::close(second);
   struct stat s{};
   ASSERT_EQ(::stat((d + "/node").c_str(), &s), 0);
-  EXPECT_EQ(s.st_mode & 07777, 0644u);
-  EXPECT_EQ(s.st_size, 4);
+  EXPECT_EQ(s.st_mode & 07777, 0644u);  // not 0666 under umask 000
+  EXPECT_EQ(read_text(d + "/node"), "start-0|start-1|abcdef");
+  EXPECT_EQ(fs::directory_iterator(d)->path().filename(), "node");  // no temporary left
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d)) ++entries;
+  EXPECT_EQ(entries, 1u);
 }
 
 TEST_F(SeriesWriterTest, PlantedLinksAreRefused) {
@@ -126,10 +140,10 @@ TEST_F(SeriesWriterTest, PlantedLinksAreRefused) {
   { std::ofstream(target) << "keep"; }
   fs::create_symlink(target, d + "/node");
   std::string error;
-  EXPECT_EQ(open_host_file(d, "node", error), -1);
+  EXPECT_EQ(open_host_file(d, "node", "x", error), -1);
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   fs::create_directory_symlink(d, dir_ + "/link.series");
-  EXPECT_EQ(open_host_file(dir_ + "/link.series", "other", error), -1);
+  EXPECT_EQ(open_host_file(dir_ + "/link.series", "other", "x", error), -1);
   EXPECT_EQ(std::ifstream(target).rdbuf()->in_avail() >= 0, true);
   EXPECT_EQ(fs::file_size(target), 4u);
   EXPECT_EQ(create_series_directory(dir_ + "/link.series", error), Created::exists);
@@ -158,7 +172,7 @@ TEST_F(SeriesWriterTest, PeriodicSnapshotsAddUpToTheFinalTotals) {
   ASSERT_GE(r.frames.size(), 4u);  // start, some snapshots, final
   EXPECT_EQ(r.frames.front().header.kind, FrameKind::start);
   EXPECT_EQ(r.frames.back().header.kind, FrameKind::final);
-  EXPECT_EQ(stats.frames, r.frames.size());
+  EXPECT_EQ(stats.frames + 1, r.frames.size());  // the start frame is open_host_file's
   uint64_t sum = 0, previous_interval = 0;
   std::vector<std::string> block;
   for (size_t i = 1; i < r.frames.size(); ++i) {

@@ -88,7 +88,7 @@ TEST_F(TimelineTest, TerminalAndSvgViews) {
   ring_then_reversed();
   const Timeline t = build_timeline(folder(), {});
   const std::string text = format_terminal_timeline(t, TimelineMetric::bytes);
-  EXPECT_NE(text.find("external   ▄▄▄▄ ███  total 40.0k"), std::string::npos) << text;
+  EXPECT_NE(text.find("external   ▄▄▄▄ ███  total 40k"), std::string::npos) << text;
   EXPECT_NE(text.find("sync time"), std::string::npos) << text;
   EXPECT_NE(text.find("the pattern changes most at 5.0 s (interval 6, change 1.00)"), std::string::npos) << text;
   EXPECT_NE(text.find("did not finish"), std::string::npos) << text;
@@ -107,35 +107,31 @@ TEST_F(TimelineTest, JobFilesNameIsReadFromItsSeriesWhileThereIsNoJobFile) {
   EXPECT_EQ(series_folder_of(folder()), folder());  // the folder itself
   EXPECT_EQ(series_folder_of(dir_ + "/other.txt"), "");
   std::ostringstream notes;
-  std::string temporary;
-  {
-    const DumpInputs inputs({name}, {}, notes);
-    ASSERT_EQ(inputs.files().size(), 1u);
-    temporary = inputs.files()[0];
-    const JobFile job = read_job_file(temporary);
-    EXPECT_EQ(job.records.size(), 8u);  // 4 ring + 4 reversed-ring pairs
-    EXPECT_NE(notes.str().find("job.txt: the job did not finish"), std::string::npos) << notes.str();
-  }
-  EXPECT_FALSE(std::filesystem::exists(temporary));  // the temporary folder is gone
+  const ResolvedInputs inputs = resolve_inputs({name}, {}, notes);
+  ASSERT_EQ(inputs.files, std::vector<std::string>{folder() + " (summed)"});  // held in memory
+  const Dumps dumps = read_dumps(inputs.files, Annotations::read, inputs.load);
+  EXPECT_EQ(dumps.matrix.non_zeros(), 8u);  // 4 ring + 4 reversed-ring pairs
+  EXPECT_NE(notes.str().find("job.txt: the job did not finish"), std::string::npos) << notes.str();
+  bool names_its_series = false;
+  for (const JobAnnotation& a : dumps.annotations) names_its_series = names_its_series || a.keyword == "series";
+  EXPECT_TRUE(names_its_series);  // for the report's timeline
 
   // A finished job file names its series: read as it is, unless a range is asked for.
   std::ofstream(name) << "# mpimon job file\nformat mpimon-job 1\nworld_size 4\nrecords\n0 1 external 1 1 1:1\nseries "
                          "job.txt.series\n";
   EXPECT_EQ(series_folder_of(name), folder());
-  const DumpInputs whole({name}, {}, notes);
-  EXPECT_EQ(whole.files(), std::vector<std::string>{name});
+  EXPECT_EQ(resolve_inputs({name}, {}, notes).files, std::vector<std::string>{name});
   TimeOptions range;
   range.from = 5;
-  const DumpInputs later({name}, range, notes);
-  ASSERT_EQ(later.files().size(), 1u);
-  const JobFile job = read_job_file(later.files()[0]);
-  EXPECT_EQ(job.records.size(), 4u);  // the reversed ring only
-  EXPECT_EQ(job.records[0].counters.bytes, 6000u);
+  const ResolvedInputs later = resolve_inputs({name}, range, notes);
+  const Dumps reversed = read_dumps(later.files, Annotations::skip, later.load);
+  EXPECT_EQ(reversed.matrix.non_zeros(), 4u);  // the reversed ring only
+  EXPECT_EQ(reversed.matrix.at(Category::external, 1, 0).bytes, 6000u);
   range.to = 2;
-  EXPECT_THROW(DumpInputs({name}, range, notes), std::invalid_argument);
+  EXPECT_THROW(resolve_inputs({name}, range, notes), std::invalid_argument);
   range = {};
   range.to = 3;
-  EXPECT_THROW(DumpInputs({dir_ + "/none.prof"}, range, notes), FormatError);
+  EXPECT_THROW(resolve_inputs({dir_ + "/none.prof"}, range, notes), FormatError);
 }
 
 }  // namespace

@@ -90,12 +90,20 @@ std::optional<uint64_t> Timeline::change_moment() const {
 }
 
 Timeline build_timeline(const std::string& folder, const series::TimeRange& range, size_t top_pairs) {
+  return build_timeline(
+      [&folder](const std::function<void(const series::SeriesFrame&)>& on_frame) {
+        return series::read_series(folder, on_frame);
+      },
+      range, top_pairs);
+}
+
+Timeline build_timeline(const series::SeriesReading& read, const series::TimeRange& range, size_t top_pairs) {
   Timeline t;
   std::map<uint64_t, IntervalSums> sums;
   std::map<PairKey, uint64_t> pair_bytes;        // O(non-zeros)
   std::map<int32_t, Mix> previous_mix;           // per sender: its last interval with traffic
   std::map<int32_t, std::vector<std::string>> blocks;  // per rank: its annotation lines
-  t.info = series::read_series(folder, [&](const series::SeriesFrame& f) {
+  t.info = read([&](const series::SeriesFrame& f) {
     const double interval_seconds = f.interval_seconds;
     const bool in_range = range.contains_interval(f.interval, interval_seconds);
     if (in_range && f.interval > 0) {
@@ -140,7 +148,7 @@ Timeline build_timeline(const std::string& folder, const series::TimeRange& rang
   t.first = sums.begin()->first;
   t.last = sums.rbegin()->first;
   if (t.last - t.first >= kMaxIntervals)
-    throw FormatError(folder + ": the series spans " + std::to_string(t.last - t.first + 1) +
+    throw FormatError(t.info.folder + ": the series spans " + std::to_string(t.last - t.first + 1) +
                       " intervals; choose a shorter range with --from/--to");
   const size_t n = t.intervals();
   t.traffic.assign(n, {});
@@ -167,7 +175,7 @@ Timeline build_timeline(const std::string& folder, const series::TimeRange& rang
     t.top_pairs.push_back(std::move(p));
   }
   if (!wanted.empty()) {
-    series::read_series(folder, [&](const series::SeriesFrame& f) {
+    read([&](const series::SeriesFrame& f) {
       if (!range.contains_interval(f.interval, t.interval_seconds) || f.interval < t.first || f.interval > t.last)
         return;
       for (const Record& r : f.delta->records) {

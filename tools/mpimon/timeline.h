@@ -48,7 +48,9 @@ struct Timeline {
   static constexpr double kChangeThreshold = 0.5;
 };
 
-// Reads the series folder twice (sums, then the top pairs' intervals). Throws FormatError.
+// Reads the series twice (sums, then the top pairs' intervals). Throws FormatError.
+Timeline build_timeline(const series::SeriesReading& read, const series::TimeRange& range, size_t top_pairs = 5);
+// The same for a series folder.
 Timeline build_timeline(const std::string& series_folder, const series::TimeRange& range, size_t top_pairs = 5);
 
 enum class TimelineMetric { bytes, messages };

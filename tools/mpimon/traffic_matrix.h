@@ -24,10 +24,10 @@ struct Traffic {
   uint64_t bytes = 0;
 };
 
-// Every count the tools keep stays below 2^60 (1 EiB), once the inputs are summed, so that
-// adding up the categories of a selection and both directions of a pair never overflows
-// 64 bits (8 terms x 2^60 = 2^63). Larger counts are reported as input errors.
-inline constexpr uint64_t kCountLimit = uint64_t{1} << 60;
+// Every count the tools keep stays below kCountLimit (engine.h: 2^60, 1 EiB), once the
+// inputs are summed, so that adding up the categories of a selection and both directions
+// of a pair never overflows 64 bits (8 terms x 2^60 = 2^63). Larger counts are reported as
+// input errors.
 
 // Sums over any number of cells (each below kCountLimit) never wrap around in 128 bits.
 using Total = unsigned __int128;

@@ -154,7 +154,7 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
     int values[2] = {mine, -mine};
     PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, comm);
     return std::make_pair(values[0], -values[1]);
-  });
+  }, settings.first_run_number);
   if (outputs[0].error) warn("job file " + settings.job_file + " not written: " + outputs[0].error.message);
   if (outputs[1].error)
     warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + outputs[1].error.message);

@@ -61,6 +61,10 @@ struct Counters {
   uint64_t histogram[kHistogramBuckets] = {};
 };
 
+// What readers of dumps accept: every count, once summed, below 2^60 (1 EiB) (the tools add
+// up categories and directions in 64 bits: 8 x 2^60 = 2^63). No real count comes near.
+inline constexpr uint64_t kCountLimit = uint64_t{1} << 60;
+
 // One non-zero (peer, category) of a snapshot.
 struct Record {
   int32_t peer = 0;  // MPI_COMM_WORLD rank

@@ -53,9 +53,9 @@ std::string iso8601_utc(long long seconds) {
   return text;
 }
 
-std::string format_job_header(const JobHeader& h) {
+std::string format_job_header(const JobHeader& h, int version) {
   return "# mpimon job file (one record per non-zero source, destination, category)\n"
-         "format mpimon-job " + std::to_string(kJobFormatVersion) + "\n" +
+         "format mpimon-job " + std::to_string(version) + "\n" +
          "world_size " + std::to_string(h.world_size) + "\n" +
          "enable_level " + std::to_string(h.enable_level) + "\n" +
          "open_mpi " + h.open_mpi_version + "\n" +

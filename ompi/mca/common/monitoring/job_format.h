@@ -75,7 +75,9 @@ struct JobFile {
 
 inline constexpr int kJobFormatVersion = 2;
 
-std::string format_job_header(const JobHeader& header);
+// `version` 1: a job file made in memory without the integrity trailer (the time series'
+// sums: their frames carry their own checksums).
+std::string format_job_header(const JobHeader& header, int version = kJobFormatVersion);
 // The record lines of one rank (its block of the file).
 std::string format_job_records(int32_t source, const Snapshot& records);
 // Ends one rank's block (rank 0's begins with the header) with its checksum line.

@@ -38,14 +38,14 @@ bool name_exists(const std::string& path) {
 }  // namespace
 
 int publish_run_outputs(std::vector<RunOutput>& outputs,
-                        const std::function<std::pair<int, int>(int)>& max_and_min) {
+                        const std::function<std::pair<int, int>(int)>& max_and_min, int first) {
   auto taken = [&](int n) {
     for (const RunOutput& o : outputs)
       if (o.file != nullptr && o.file->is_open() && name_exists(o.name_for(n))) return true;
     return false;
   };
   int run = 0;
-  for (int from = 0;; from = run + 1) {
+  for (int from = first;; from = run + 1) {
     run = agree_on_run_number(taken, max_and_min, from);
     std::vector<char> named(outputs.size(), 0);
     int clash = 0;

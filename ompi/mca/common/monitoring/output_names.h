@@ -43,8 +43,9 @@ struct RunOutput {
 // every rank, with link() so nothing is ever overwritten; if a concurrent run took a
 // name meanwhile, every rank takes its names back and the next number is tried.
 // Collective through `max_and_min` (every rank calls this the same way, with or without
-// files of its own). Temporaries are discarded. Returns the run number.
+// files of its own). Temporaries are discarded. Returns the run number, `first` or above
+// (the time series reserves the run's number at the start: Settings::first_run_number).
 int publish_run_outputs(std::vector<RunOutput>& outputs,
-                        const std::function<std::pair<int, int>(int)>& max_and_min);
+                        const std::function<std::pair<int, int>(int)>& max_and_min, int first = 0);
 
 }  // namespace mpimon

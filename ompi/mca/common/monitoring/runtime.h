@@ -26,6 +26,9 @@ struct Settings {
   std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
   bool verbose = false;     // pml_monitoring_verbose: report what the dumps wrote and how long it took
   int64_t snapshot_interval_us = 0;  // pml_monitoring_snapshot_interval: the time series (0 = none)
+  // The run number (output_names.h) the end-of-job files start from: the time series
+  // reserves its own at MPI_Init, so that the finished job file takes the same one.
+  int first_run_number = 0;
   bool split_internal() const { return enable_level >= 2; }
 };
 

@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
+#include "checksum.h"
 #include "prof_format.h"  // FormatError
 
 namespace mpimon::series {
@@ -22,17 +22,6 @@ const char* frame_kind_name(FrameKind kind) noexcept {
 }
 
 namespace {
-
-constexpr std::array<uint32_t, 256> make_crc32c_table() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;  // reflected Castagnoli
-    table[i] = c;
-  }
-  return table;
-}
-constexpr auto kCrc32cTable = make_crc32c_table();
 
 constexpr size_t kMaxHeaderBytes = 128;  // a real header line is about 60 bytes
 constexpr size_t kChunkBytes = 1 << 16;
@@ -149,7 +138,7 @@ class Scanner {
     if (!available(header_bytes + parsed.length)) return false;
     const std::string_view header_line(buffer_.data() + position_, header_bytes);
     const std::string_view payload(buffer_.data() + position_ + header_bytes, parsed.length);
-    if (crc32c(crc32c(0, header_line.substr(0, parsed.covered)), payload) != parsed.crc) return false;
+    if (crc32c(payload, crc32c(header_line.substr(0, parsed.covered))) != parsed.crc) return false;
     frame.header = parsed.header;
     frame.payload = payload;
     frame.offset = offset_of(position_);
@@ -187,16 +176,10 @@ class Scanner {
 
 }  // namespace
 
-uint32_t crc32c(uint32_t crc, std::string_view bytes) noexcept {
-  crc = ~crc;
-  for (const char c : bytes) crc = kCrc32cTable[(crc ^ static_cast<unsigned char>(c)) & 0xFF] ^ (crc >> 8);
-  return ~crc;
-}
-
 std::string encode_frame(const FrameHeader& header, std::string_view payload) {
   std::string out(kFrameMagic);
   out += header_fields(header, payload.size());
-  const uint32_t crc = crc32c(crc32c(0, out), payload);
+  const uint32_t crc = crc32c(payload, crc32c(out));
   char hex[16];
   const int n = std::snprintf(hex, sizeof hex, " %08x\n", crc);
   out.append(hex, static_cast<size_t>(n));

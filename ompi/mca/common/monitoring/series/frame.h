@@ -41,9 +41,6 @@ struct FrameHeader {
 inline constexpr uint64_t kMaxPayloadBytes = uint64_t{64} << 20;
 inline constexpr std::string_view kFrameMagic = "@mpimon ";
 
-// CRC-32C (Castagnoli), continuing from `crc` (0 to start).
-uint32_t crc32c(uint32_t crc, std::string_view bytes) noexcept;
-
 std::string encode_frame(const FrameHeader& header, std::string_view payload);
 
 struct Frame {

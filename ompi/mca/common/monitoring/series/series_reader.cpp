@@ -126,69 +126,100 @@ std::vector<std::string> series_files(const std::string& folder) {
   return files;
 }
 
-SeriesInfo read_series(const std::string& folder, const std::function<void(const SeriesFrame&)>& on_frame) {
-  SeriesInfo info;
-  info.folder = folder;
-  bool have_job = false;
-  for (const std::string& path : series_files(folder)) {
+namespace {
+
+// Reading the frames of one series, file after file (a folder's, or bytes in memory).
+class SeriesScan {
+ public:
+  SeriesScan(std::string folder, const std::function<void(const SeriesFrame&)>& on_frame) : on_frame_(on_frame) {
+    info_.folder = std::move(folder);
+  }
+
+  // Scans one file: `scan(on_frame, issues)` calls back with its frames.
+  template <typename Scan>
+  void file(const std::string& path, Scan&& scan) {
     std::vector<ScanIssue> issues;
-    scan_frame_file(
-        path,
-        [&](const Frame& frame) {
-          const std::string where = path + ":" + std::to_string(frame.offset);
-          auto fail = [&](const std::string& expected) { throw FormatError(where + ": expected " + expected); };
-          const int32_t rank = frame.header.rank;
-          if (frame.header.kind == FrameKind::start) {
-            const SeriesStart start = parse_start_payload(frame.payload, where);
-            if (!have_job) {
-              info.job = start;
-              have_job = true;
-            } else if (start.world_size != info.job.world_size || start.job_start_us != info.job.job_start_us ||
-                       start.interval_us != info.job.interval_us || start.enable_level != info.job.enable_level) {
-              fail("the same job as the series' other start frames (world size " +
-                   std::to_string(info.job.world_size) + ", start " + std::to_string(info.job.job_start_us) +
-                   ", interval " + std::to_string(info.job.interval_us) + " us)");
-            }
-            if (rank >= info.job.world_size)
-              fail("a rank below the world size " + std::to_string(info.job.world_size) + ", found " +
-                   std::to_string(rank));
-            if (!info.ranks.try_emplace(rank).second) fail("one start frame for rank " + std::to_string(rank));
-            info.ranks[rank].host = start.host;
-            return;
-          }
-          auto it = info.ranks.find(rank);
-          if (it == info.ranks.end()) fail("rank " + std::to_string(rank) + "'s start frame before its snapshots");
-          RankProgress& progress = it->second;
-          if (progress.end_reason == "finalize" || progress.end_reason == "exit")
-            fail("no frame after rank " + std::to_string(rank) + "'s end (" + progress.end_reason + ")");
-          if (frame.header.interval <= progress.last_interval)
-            fail("rank " + std::to_string(rank) + "'s intervals increasing, found " +
-                 std::to_string(frame.header.interval) + " after " + std::to_string(progress.last_interval));
-          const bool final = frame.header.kind == FrameKind::final;
-          const SnapshotDelta delta = parse_snapshot_payload(frame.payload, final, info.job.world_size, where);
-          ++progress.frames;
-          progress.last_interval = frame.header.interval;
-          progress.last_time_us = frame.header.time_us;
-          progress.end_reason = final ? delta.end_reason : "";
-          info.last_interval = std::max(info.last_interval, frame.header.interval);
-          on_frame(SeriesFrame{rank, frame.header.interval, frame.header.time_us, frame.header.kind, &delta, where,
-                               info.interval_seconds()});
-        },
-        issues);
+    scan([&](const Frame& frame) { this->frame(path, frame); }, issues);
     for (const ScanIssue& issue : issues) {
       const std::string span = std::to_string(issue.bytes) + " bytes at offset " + std::to_string(issue.offset);
-      info.notes.push_back(path + ": " + span +
-                           (issue.kind == ScanIssue::torn_tail
-                                ? " end in a torn write (a process killed while writing, or a job still running): dropped"
-                                : " hold no valid frame (a write torn by a killed process, or one that failed and was "
-                                  "written again later): skipped"));
+      info_.notes.push_back(path + ": " + span +
+                            (issue.kind == ScanIssue::torn_tail
+                                 ? " end in a torn write (a process killed while writing, or a job still running): "
+                                   "dropped"
+                                 : " hold no valid frame (a write torn by a killed process, or one that failed and "
+                                   "was written again later): skipped"));
     }
   }
-  if (!have_job) throw FormatError(folder + ": expected a start frame in its files, found none");
-  if (const std::string silent = missing_ranks(info.ranks, info.job.world_size); !silent.empty())
-    info.notes.push_back(folder + ": no frames from " + silent +
-                         " (their processes could not write here, or died before the end of MPI_Init)");
-  return info;
+
+  SeriesInfo finish() {
+    if (!have_job_) throw FormatError(info_.folder + ": expected a start frame in its files, found none");
+    if (const std::string silent = missing_ranks(info_.ranks, info_.job.world_size); !silent.empty())
+      info_.notes.push_back(info_.folder + ": no frames from " + silent +
+                            " (their processes could not write here, or died before the end of MPI_Init)");
+    return std::move(info_);
+  }
+
+ private:
+  void frame(const std::string& path, const Frame& frame) {
+    const std::string where = path + ":" + std::to_string(frame.offset);
+    auto fail = [&](const std::string& expected) { throw FormatError(where + ": expected " + expected); };
+    const int32_t rank = frame.header.rank;
+    if (frame.header.kind == FrameKind::start) {
+      const SeriesStart start = parse_start_payload(frame.payload, where);
+      if (!have_job_) {
+        info_.job = start;
+        have_job_ = true;
+      } else if (start.world_size != info_.job.world_size || start.job_start_us != info_.job.job_start_us ||
+                 start.interval_us != info_.job.interval_us || start.enable_level != info_.job.enable_level) {
+        fail("the same job as the series' other start frames (world size " + std::to_string(info_.job.world_size) +
+             ", start " + std::to_string(info_.job.job_start_us) + ", interval " +
+             std::to_string(info_.job.interval_us) + " us)");
+      }
+      if (rank >= info_.job.world_size)
+        fail("a rank below the world size " + std::to_string(info_.job.world_size) + ", found " +
+             std::to_string(rank));
+      if (!info_.ranks.try_emplace(rank).second) fail("one start frame for rank " + std::to_string(rank));
+      info_.ranks[rank].host = start.host;
+      return;
+    }
+    auto it = info_.ranks.find(rank);
+    if (it == info_.ranks.end()) fail("rank " + std::to_string(rank) + "'s start frame before its snapshots");
+    RankProgress& progress = it->second;
+    if (progress.end_reason == "finalize" || progress.end_reason == "exit")
+      fail("no frame after rank " + std::to_string(rank) + "'s end (" + progress.end_reason + ")");
+    if (frame.header.interval <= progress.last_interval)
+      fail("rank " + std::to_string(rank) + "'s intervals increasing, found " + std::to_string(frame.header.interval) +
+           " after " + std::to_string(progress.last_interval));
+    const bool final = frame.header.kind == FrameKind::final;
+    const SnapshotDelta delta = parse_snapshot_payload(frame.payload, final, info_.job.world_size, where);
+    ++progress.frames;
+    progress.last_interval = frame.header.interval;
+    progress.last_time_us = frame.header.time_us;
+    progress.end_reason = final ? delta.end_reason : "";
+    info_.last_interval = std::max(info_.last_interval, frame.header.interval);
+    on_frame_(SeriesFrame{rank, frame.header.interval, frame.header.time_us, frame.header.kind, &delta, where,
+                          info_.interval_seconds()});
+  }
+
+  const std::function<void(const SeriesFrame&)>& on_frame_;
+  SeriesInfo info_;
+  bool have_job_ = false;
+};
+
+}  // namespace
+
+SeriesInfo read_series(const std::string& folder, const std::function<void(const SeriesFrame&)>& on_frame) {
+  SeriesScan scan(folder, on_frame);
+  for (const std::string& path : series_files(folder))
+    scan.file(path, [&](auto&& on, std::vector<ScanIssue>& issues) { scan_frame_file(path, on, issues); });
+  return scan.finish();
+}
+
+SeriesInfo read_series_text(const std::string& name, std::string_view bytes,
+                            const std::function<void(const SeriesFrame&)>& on_frame) {
+  SeriesScan scan(name, on_frame);
+  scan.file(name, [&](auto&& on, std::vector<ScanIssue>& issues) { scan_frames(bytes, on, issues); });
+  return scan.finish();
 }
 
 void SeriesTotals::add(const SeriesFrame& frame) {
@@ -199,8 +230,8 @@ void SeriesTotals::add(const SeriesFrame& frame) {
   if (!range_.contains_interval(frame.interval, interval_seconds)) return;
   ++frames_in_range_;
   auto add_checked = [&](uint64_t& total, uint64_t amount) {
-    if (total + amount < total)
-      throw FormatError(std::string(frame.where) + ": expected totals that fit in 64 bits (rank " +
+    if (amount >= kCountLimit || total + amount >= kCountLimit)
+      throw FormatError(std::string(frame.where) + ": expected totals below 2^60 (1 EiB) (rank " +
                         std::to_string(frame.rank) + ")");
     total += amount;
   };
@@ -237,7 +268,9 @@ std::string SeriesTotals::job_file_text(const SeriesInfo& info) const {
   for (const auto& [rank, p] : info.ranks) last_us = std::max(last_us, p.last_time_us);
   header.start_time = iso8601_utc(info.job.job_start_us / 1000000);
   header.end_time = iso8601_utc(last_us / 1000000);
-  std::string out = format_job_header(header);
+  // Version 1: no integrity trailer, which would need a block for every rank of the world
+  // size the start frames claim (memory stays with the non-zeros); the frames were checked.
+  std::string out = format_job_header(header, 1);
   for (const auto& [rank, sums] : ranks_) {
     Snapshot records;  // this rank's only: transient
     for (const Sum& s : sums.records) {

@@ -62,6 +62,12 @@ std::vector<std::string> series_files(const std::string& folder);
 // order (files one after the other). Throws FormatError.
 SeriesInfo read_series(const std::string& folder, const std::function<void(const SeriesFrame&)>& on_frame);
 
+// The same for one file's bytes in memory, named `name` (the fuzz target).
+SeriesInfo read_series_text(const std::string& name, std::string_view bytes,
+                            const std::function<void(const SeriesFrame&)>& on_frame);
+// How a series is read: read_series over a folder, read_series_text over bytes.
+using SeriesReading = std::function<SeriesInfo(const std::function<void(const SeriesFrame&)>& on_frame)>;
+
 // Seconds since the job's start; an interval k covers (k-1)·I to k·I.
 struct TimeRange {
   double from = 0;

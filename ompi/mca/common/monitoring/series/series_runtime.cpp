@@ -1,13 +1,16 @@
-// The time series inside a job: at the end of MPI_Init the ranks agree on the series'
-// folder (one broadcast from rank 0, the series' only collective call), then every
-// process starts its writer; at the start of MPI_Finalize each writes its final frame
-// from the end-of-job snapshot, and the job file names its series.
+// The time series inside a job: at the end of MPI_Init the ranks agree on the run number
+// (output_names.h) and rank 0 creates the series' folder, then every process starts its
+// writer; at the start of MPI_Finalize each writes its final frame from the end-of-job
+// snapshot, and the job file names its series.
 //
-// The folder is <job file>.series, next to the job file, one file per host inside. Rank 0
-// reserves it at the start: the first of J, J.1, J.2, ... for which neither the file nor
-// its series exists (the directory is created exclusively), and the finished job's file
-// takes that same name. So the name the user reads during the job, or after it died, is
-// the finished file's name.
+// The folder is <job file>.series, next to the job file, one file per host inside. The
+// run number is the first n for which none of the run's files exists, the series' folder
+// included (docs/formats.md, "Re-running in the same folder"), decided at the start
+// rather than at the end; the end-of-job files start their own search from it, so the
+// finished job file normally takes the name J.n whose series is J.n.series: the name the
+// user reads during the job, or after it died, is the finished file's name. (If a
+// concurrent run took J.n meanwhile, the job file goes further and its `series` line
+// names the folder.)
 #include "ompi_glue.h"
 
 #include <mpi.h>
@@ -17,9 +20,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 #include <string>
 
+#include "atomic_file.h"
 #include "job_format.h"
+#include "output_names.h"
 #include "runtime.h"
 #include "series_writer.h"
 
@@ -29,23 +35,51 @@ namespace {
 SeriesWriter* writer = nullptr;  // this process's; never destroyed (its exit hook may run at exit)
 std::string directory;           // <job file>.series, once agreed
 
-std::string stem(const std::string& job_file, long long n) {
-  return n == 0 ? job_file : job_file + "." + std::to_string(n);
+std::string folder_for(const std::string& job_file, int run) { return numbered_name(job_file, run) + ".series"; }
+
+// Anything at `path`, a dangling link included.
+bool name_exists(const std::string& path) {
+  struct stat s{};
+  return ::lstat(path.c_str(), &s) == 0;
 }
 
-// Rank 0: the number n of the first free stem, its series folder created; -1 and `error`.
-long long reserve_stem(const std::string& job_file, std::string& error) {
-  for (long long n = 0; n < 100000; ++n) {
-    struct stat s{};
-    if (::lstat(stem(job_file, n).c_str(), &s) == 0) continue;  // a finished job's file (or anything else)
-    switch (create_series_directory(stem(job_file, n) + ".series", error)) {
-      case Created::yes: return n;
-      case Created::exists: continue;
-      case Created::failed: return -1;
+// The run number, agreed by every rank, with its series folder created by rank 0; -1 when
+// rank 0 could not create it (it says why). Collective over MPI_COMM_WORLD (our calls,
+// not recorded): an allreduce or two, and a broadcast.
+int reserve_run(const Settings& settings, int rank, int64_t& job_start_us) {
+  const bool prof_files = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
+  auto taken = [&](int n) {
+    if (rank == 0 && (name_exists(numbered_name(settings.job_file, n)) || name_exists(folder_for(settings.job_file, n))))
+      return true;
+    return prof_files && name_exists(prof_file_name(settings.dump_prefix, n, rank));
+  };
+  auto max_and_min = [](int mine) {
+    int values[2] = {mine, -mine};
+    PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return std::make_pair(values[0], -values[1]);
+  };
+  for (int from = 0;;) {
+    const int run = agree_on_run_number(taken, max_and_min, from);
+    long long agreed[2] = {run, 0};  // the run (-1: no series, -2: taken meanwhile), the job's start (us)
+    if (rank == 0) {
+      std::string error;
+      switch (create_series_directory(folder_for(settings.job_file, run), error)) {
+        case Created::yes: agreed[1] = realtime_us(); break;
+        case Created::exists: agreed[0] = -2; break;  // a concurrent run: the next number
+        case Created::failed:
+          agreed[0] = -1;
+          warn("no time series: " + error);
+          break;
+      }
     }
+    PMPI_Bcast(agreed, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (agreed[0] == -2) {
+      from = run + 1;
+      continue;
+    }
+    job_start_us = agreed[1];
+    return static_cast<int>(agreed[0]);
   }
-  error = "no free name among " + job_file + ".<n>";
-  return -1;
 }
 
 // The annotation block of this process: the layers' job-file lines, without empty ones.
@@ -65,27 +99,36 @@ void started() {
   Settings& settings = runtime.settings;
   if (settings.snapshot_interval_us <= 0 || settings.job_file.empty()) return;
   const int rank = runtime.world_rank();
-  long long agreed[2] = {-1, 0};  // the stem's number (-1: no series), the job's start (µs)
-  if (rank == 0) {
-    std::string error;
-    agreed[0] = reserve_stem(settings.job_file, error);
-    agreed[1] = realtime_us();
-    if (agreed[0] < 0) warn("no time series: " + error);
-    if (agreed[0] > 0)  // said at the start, now that the name is chosen here
-      warn(settings.job_file + " exists: job file written to " + stem(settings.job_file, agreed[0]) +
-           " instead (its time series to " + stem(settings.job_file, agreed[0]) + ".series)");
-  }
+  int64_t job_start_us = 0;
   // Ours, not the application's: not recorded.
   runtime.set_recording(false);
-  const int rc = PMPI_Bcast(agreed, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  const int run = reserve_run(settings, rank, job_start_us);
   runtime.set_recording(true);
-  if (rc != MPI_SUCCESS || agreed[0] < 0) return;
-  settings.job_file = stem(settings.job_file, agreed[0]);
-  directory = settings.job_file + ".series";
+  if (run < 0) return;
+  settings.first_run_number = run;
+  directory = folder_for(settings.job_file, run);
+  if (rank == 0 && run > 0)  // said at the start: the series is where the user will look during the job
+    warn("files of an earlier run are in the way, and nothing is overwritten: this run's time series is " + directory +
+         ", its job file will be " + numbered_name(settings.job_file, run));
 
   const std::string host = host_file_name();
+  SeriesStart start;
+  PMPI_Comm_size(MPI_COMM_WORLD, &start.world_size);
+  start.enable_level = settings.enable_level;
+  start.open_mpi_version = running_open_mpi_version();
+  start.job_start_us = job_start_us;
+  start.interval_us = settings.snapshot_interval_us;
+  start.host = host;
+  start.pid = ::getpid();
+  // The host's first process makes its file, then the others open it: one creation per
+  // host, not one attempt per process (open_host_file copes with any order, too).
   std::string error;
-  const int fd = open_host_file(directory, host, error);
+  int fd = -1;
+  if (first_process_of_host()) fd = open_host_file(directory, host, start_frame(rank, start), error);
+  runtime.set_recording(false);
+  PMPI_Barrier(MPI_COMM_WORLD);
+  runtime.set_recording(true);
+  if (!first_process_of_host()) fd = open_host_file(directory, host, start_frame(rank, start), error);
   if (fd < 0) {
     // Once per host (a folder on a file system the other hosts do not share fails alike
     // for all its processes).
@@ -96,26 +139,13 @@ void started() {
   }
   SeriesWriter::Options options;
   options.rank = rank;
-  options.job_start_us = agreed[1];
+  options.job_start_us = job_start_us;
   options.interval_us = settings.snapshot_interval_us;
   options.report_failures = first_process_of_host();
   writer = new SeriesWriter(
       fd, directory + "/" + host, options, [](TotalsView& into) { live_totals(Runtime::instance().engine, into); },
       [] { return annotation_lines(Runtime::instance().layer_dumps().job_annotations); },
       [](const std::string& message) { warn(message); });
-  SeriesStart start;
-  PMPI_Comm_size(MPI_COMM_WORLD, &start.world_size);
-  start.enable_level = settings.enable_level;
-  start.open_mpi_version = running_open_mpi_version();
-  start.job_start_us = agreed[1];
-  start.interval_us = settings.snapshot_interval_us;
-  start.host = host;
-  start.pid = ::getpid();
-  if (!writer->write_start(start)) {  // it said why (once per host)
-    delete writer;
-    writer = nullptr;
-    return;
-  }
   writer->start();
 }
 
@@ -126,7 +156,7 @@ void ending(const Snapshot& records, Runtime::LayerDump& layers) {
     writer->finish(records, annotation_lines(layers.job_annotations));
     if (runtime.settings.verbose) {
       const WriterStats s = writer->stats();
-      const uint64_t snapshots = s.frames > 1 ? s.frames - 1 : 0;  // not the start frame
+      const uint64_t snapshots = s.frames;
       warn("rank " + std::to_string(runtime.world_rank()) + ": time series " + writer->path() + ": " +
            std::to_string(snapshots) + " snapshots, " + std::to_string(s.bytes) + " bytes, " +
            std::to_string(snapshots ? s.seconds_total / static_cast<double>(snapshots) * 1e6 : 0.0) +
@@ -134,6 +164,9 @@ void ending(const Snapshot& records, Runtime::LayerDump& layers) {
            (s.failed_writes ? ", " + std::to_string(s.failed_writes) + " failed writes" : std::string()));
     }
   }
+  // Where O_TMPFILE is missing, a process killed while making its host's file leaves a
+  // named temporary (atomic_file.h): removed here, once per host (readers skip it anyway).
+  if (first_process_of_host()) remove_stale_temporaries(directory);
   if (runtime.world_rank() == 0)
     layers.job_annotations +=
         "series " + escape_name(std::filesystem::path(directory).filename().string(), true) + "\n";

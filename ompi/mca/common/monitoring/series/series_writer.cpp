@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "atomic_file.h"
 #include "frame.h"
 
 namespace mpimon::series {
@@ -78,28 +79,80 @@ bool directory_is_ours(int fd, const std::string& path, std::string& error) {
 }  // namespace
 
 Created create_series_directory(const std::string& path, std::string& error) {
-  if (::mkdir(path.c_str(), 0700) != 0) {
+  // 0755 minus the umask, like every output (atomic_file.h): never writable by others, so
+  // nobody else can plant or replace an entry in it.
+  if (::mkdir(path.c_str(), 0755) != 0) {
     if (errno == EEXIST) return Created::exists;
     error = reason_text("cannot create", path);
     return Created::failed;
   }
-  // Made 0700 (no window in which others could add entries), opened without following a
-  // link (in case the name was swapped meanwhile), checked, then opened up to 0755.
+  // Opened without following a link (in case the name was swapped meanwhile) and checked.
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     error = reason_text("cannot open", path);
     return Created::failed;
   }
-  bool ok = directory_is_ours(fd, path, error);
-  if (ok && ::fchmod(fd, 0755) != 0) {
-    error = reason_text("cannot set the mode of", path);
-    ok = false;
-  }
+  const bool ok = directory_is_ours(fd, path, error);
   ::close(fd);
   return ok ? Created::yes : Created::failed;
 }
 
-int open_host_file(const std::string& directory, const std::string& name, std::string& error) {
+std::string start_frame(int32_t rank, const SeriesStart& start) {
+  return encode_frame({FrameKind::start, rank, 0, realtime_us()}, format_start_payload(start));
+}
+
+namespace {
+
+// Opens the existing host file `name` in the folder `dir` for appending: never creates,
+// never follows a link; a plain file of ours with one name. -1 and errno ENOENT when
+// there is none yet; -1 and `error` otherwise.
+int open_existing_host_file(int dir, const std::string& name, const std::string& path, std::string& error) {
+  const int fd = ::openat(dir, name.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT) error = reason_text("cannot open", path);
+    return -1;
+  }
+  struct stat s{};
+  if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_uid != ::geteuid() || s.st_nlink != 1) {
+    error = path + ": not a plain file of ours";
+    ::close(fd);
+    errno = EPERM;
+    return -1;
+  }
+  return fd;
+}
+
+// The first process of the host: the file made whole by NewFile, its start frame in it.
+// -1 and errno EEXIST when another process made it first.
+int create_host_file(const std::string& path, const std::string& first_frame, std::string& error) {
+  FileError failure;
+  NewFile file = NewFile::create(path, failure);
+  if (!failure) file.write(first_frame, failure);
+  if (!failure) file.finish(failure);
+  if (!failure) file.add_name(path, failure);
+  if (failure) {
+    if (failure.code != EEXIST) error = failure.message;
+    errno = failure.code;
+    return -1;
+  }
+  // Our own descriptor on the file, appending from now on like the others' (O_APPEND
+  // belongs to the open file description, which the dup shares); NewFile's closes,
+  // keeping the name.
+  const int fd = ::fcntl(file.descriptor(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0 || ::fcntl(fd, F_SETFL, O_APPEND) != 0) {
+    error = reason_text("cannot append to", path);
+    if (fd >= 0) ::close(fd);
+    errno = EIO;
+    return -1;
+  }
+  file.discard();
+  return fd;
+}
+
+}  // namespace
+
+int open_host_file(const std::string& directory, const std::string& name, const std::string& first_frame,
+                   std::string& error) {
   const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) {
     error = reason_text("cannot open", directory);
@@ -108,26 +161,21 @@ int open_host_file(const std::string& directory, const std::string& name, std::s
   const std::string path = directory + "/" + name;
   int fd = -1;
   if (directory_is_ours(dir, directory, error)) {
-    fd = ::openat(dir, name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      if (::fchmod(fd, 0644) != 0) {  // whatever the umask
-        error = reason_text("cannot set the mode of", path);
-        ::close(fd);
-        fd = -1;
+    // At most twice: the name appears between our look and our link only if another
+    // process of the host made it meanwhile, and it never goes away.
+    for (int attempt = 0; attempt < 2 && fd < 0 && error.empty(); ++attempt) {
+      fd = open_existing_host_file(dir, name, path, error);
+      if (fd >= 0) {
+        if (::write(fd, first_frame.data(), first_frame.size()) != static_cast<ssize_t>(first_frame.size())) {
+          error = reason_text("cannot write the start frame to", path);
+          ::close(fd);
+          fd = -1;
+        }
+      } else if (error.empty()) {
+        fd = create_host_file(path, first_frame, error);
       }
-    } else if (errno == EEXIST) {  // another process of this host created it
-      fd = ::openat(dir, name.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-      struct stat s{};
-      if (fd < 0) {
-        error = reason_text("cannot open", path);
-      } else if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_uid != ::geteuid()) {
-        error = path + ": not a plain file of ours";
-        ::close(fd);
-        fd = -1;
-      }
-    } else {
-      error = reason_text("cannot create", path);
     }
+    if (fd < 0 && error.empty()) error = path + ": cannot open nor create it";
   }
   ::close(dir);
   return fd;
@@ -194,15 +242,6 @@ bool SeriesWriter::append(const std::string& frame) {
           " (kept for the next snapshot; a torn frame is skipped by readers)");
   }
   return false;
-}
-
-bool SeriesWriter::write_start(const SeriesStart& start) {
-  std::lock_guard lock(mutex_);
-  const std::string frame = encode_frame({FrameKind::start, options_.rank, 0, realtime_us()}, format_start_payload(start));
-  if (!append(frame)) return false;
-  ++stats_.frames;
-  stats_.bytes += frame.size();
-  return true;
 }
 
 uint64_t SeriesWriter::interval_at(int64_t time_us, bool round_up) const {

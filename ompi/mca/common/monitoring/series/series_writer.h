@@ -25,15 +25,23 @@
 namespace mpimon::series {
 
 enum class Created { yes, exists, failed };
-// Creates `path` as a new directory of ours, mode 0755 whatever the umask (never follows
-// a link planted at that name). `error` says why on `failed`.
+// Creates `path` as a new directory of ours, mode 0755 minus the umask (never writable by
+// others; never follows a link planted at that name). `error` says why on `failed`.
 Created create_series_directory(const std::string& path, std::string& error);
 
-// Opens this host's file `name` in the series directory `directory` for appending: the
-// first process of the host creates it exclusively (O_EXCL, mode 0644 whatever the
-// umask), the others open it. Refuses a directory or file that is not a plain one of
-// ours (a planted link, another user's). Returns the descriptor, or -1 with `error`.
-int open_host_file(const std::string& directory, const std::string& name, std::string& error);
+// Process `rank`'s start frame (the first of its frames).
+std::string start_frame(int32_t rank, const SeriesStart& start);
+
+// Opens this host's file `name` in the series directory `directory` for appending and puts
+// `first_frame` (the process's start frame) in it. The host's first process makes the
+// file with NewFile (atomic_file.h): an exclusive temporary holding its start frame,
+// synced and size-checked, then linked under `name` (never over anything): the name never
+// shows an empty or partial file. The host's other processes open that name (in a folder
+// of ours, without following a link; a plain file of ours with one name) and append their
+// start frame. Refuses a directory or file that is not a plain one of ours (a planted
+// link, another user's). Returns the descriptor (O_APPEND), or -1 with `error`.
+int open_host_file(const std::string& directory, const std::string& name, const std::string& first_frame,
+                   std::string& error);
 
 // This host's name as a file name (characters other than letters, digits, '.', '-' and
 // '_' become '_').
@@ -48,7 +56,7 @@ void live_totals(const Engine& engine, TotalsView& into);
 int64_t realtime_us();
 
 struct WriterStats {
-  uint64_t frames = 0;         // written whole
+  uint64_t frames = 0;         // snapshots (and final frames) written whole
   uint64_t bytes = 0;          // of those frames
   uint64_t failed_writes = 0;  // folded into a later frame
   double seconds_total = 0;    // CPU time reading, encoding and writing snapshots
@@ -69,14 +77,13 @@ class SeriesWriter {
     bool report_failures = true;  // warn on the first failed write (one process per host file)
   };
 
-  // `fd`: the host file, open for appending; the writer owns it from now on.
+  // `fd`: the host file, open for appending, with the process's start frame in it
+  // (open_host_file); the writer owns it from now on.
   SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines, Warn warn);
   SeriesWriter(const SeriesWriter&) = delete;
   SeriesWriter& operator=(const SeriesWriter&) = delete;
   ~SeriesWriter();
 
-  // The process's start frame; false if it could not be written (then do not start).
-  bool write_start(const SeriesStart& start);
   // Starts the thread, the SIGTERM handler and the exit hook (one writer per process).
   void start();
   // The end of the job (MPI_Finalize): stops the thread, writes the final frame from the
