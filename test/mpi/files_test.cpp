@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -82,7 +83,16 @@ std::optional<JobResult> run_on_full_disk(const std::string& command, int free_p
   if (!(job)) GTEST_SKIP() << "needs root to mount a small tmpfs in a private mount namespace (unshare -m); " \
                               "the full-disk behaviour is then untested here"
 
+// These tests list every file a run leaves, or cut its job file at a given line: the
+// time series (on by default; its own folder, its own tests in series_test.cpp) is off
+// in them, through the environment their mpirun inherits.
+struct SeriesOff {
+  SeriesOff() { ::setenv("OMPI_MCA_pml_monitoring_snapshot_interval", "0", 1); }
+  ~SeriesOff() { ::unsetenv("OMPI_MCA_pml_monitoring_snapshot_interval"); }
+};
+
 TEST(DiskFull, JobFileAndProfFilesOnAFullDiskAreNotWrittenAndSaySo4Ranks) {
+  const SeriesOff series_off;
   const auto job = run_on_full_disk(mpirun_command(
       4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
           "pml_monitoring_filename", "full/prof", "--mca", "pml_monitoring_job_file", "full/job.txt", kExample, "ring"}));
@@ -96,6 +106,7 @@ TEST(DiskFull, JobFileAndProfFilesOnAFullDiskAreNotWrittenAndSaySo4Ranks) {
 }
 
 TEST(DiskFull, OnePageLeftGivesNoPartialSetOfProfFiles4Ranks) {
+  const SeriesOff series_off;
   // One rank's .prof fits, the others' do not: none is published (a missing rank would
   // read as a rank that sent nothing).
   const auto job = run_on_full_disk(
@@ -187,6 +198,7 @@ TEST(Flush, AnExistingPhaseFileIsNeverOverwrittenAndItsTrafficMovesOn4Ranks) {
 // A rank dying while the job file is written (a real SIGKILL in the middle of it).
 
 TEST(KilledRank, ARankDyingInTheJobFileLeavesNoTemporary8Ranks) {
+  const SeriesOff series_off;
   const JobResult job =
       run_job(8, {"-x", "LD_PRELOAD=" + kDieShim, "-x", "MPIMON_TEST_DIE_RANK=3", "--mca", "pml_monitoring_enable",
                   "2", "--mca", "pml_monitoring_job_file", "job.txt", kExample, "ring"});
@@ -196,6 +208,7 @@ TEST(KilledRank, ARankDyingInTheJobFileLeavesNoTemporary8Ranks) {
 }
 
 TEST(KilledRank, RankZeroKilledInTheJobFileLeavesNothingAndTheNextRunWrites4Ranks) {
+  const SeriesOff series_off;
   // mpirun may follow SIGCONT with SIGKILL without a SIGTERM: nothing can run then. The
   // temporary is unnamed (ranks of rank 0's host open it through /proc), so nothing is
   // left; a named one (another host, no O_TMPFILE) would be removed by the next run
@@ -214,6 +227,7 @@ TEST(KilledRank, RankZeroKilledInTheJobFileLeavesNothingAndTheNextRunWrites4Rank
 }
 
 TEST(SharedTemporary, RanksOfRankZerosHostOpenItUnnamedOthersByAHiddenName4Ranks) {
+  const SeriesOff series_off;
   const std::vector<std::string> arguments = {"--mca", "btl", "tcp,self", "--mca", "pml_monitoring_enable", "2", "--mca",
                                               "pml_monitoring_verbose", "1", "--mca", "pml_monitoring_job_file",
                                               "job.txt"};
@@ -328,6 +342,7 @@ TEST(LongPaths, ATenThousandCharacterNameIsRefusedCleanly4Ranks) {
 // file, one run number for the whole run, the tools' prefix matching intact.
 
 TEST(ReRun, EachRunGetsItsOwnNumberAndNothingIsOverwritten) {
+  const SeriesOff series_off;
   const fs::path folder = new_test_folder();
   const std::vector<std::string> arguments = concat_arguments(monitoring_arguments(2), {kExample, "ring"});
   ASSERT_EQ(run_job_in(folder, 4, arguments).exit_code, 0);
@@ -354,6 +369,7 @@ TEST(ReRun, EachRunGetsItsOwnNumberAndNothingIsOverwritten) {
 }
 
 TEST(EmptyFilename, FileOutputWithoutAFilenameWarnsOncePerJob4Ranks) {
+  const SeriesOff series_off;
   const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
                                     kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
@@ -406,6 +422,7 @@ TEST(CommunicatorIdentity, AReusedContextIdGivesTwoIdentitiesEachTiedToItsMember
 // The tools never read an incomplete file as less traffic.
 
 TEST(DamagedJobFile, EmptyCutOrZeroFilledFilesAreErrorsWithExitStatus2) {
+  const SeriesOff series_off;
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(2), {kExample, "ring"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::string whole = read_text(job.folder / "mpimon-job.txt");

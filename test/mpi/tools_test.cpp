@@ -4,6 +4,7 @@
 // on our dumps and on Debian's component's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -55,10 +56,15 @@ std::map<std::string, std::string> every_answer(const fs::path& folder, const st
   const JobResult report = run_mpimon(folder, "report " + input + " -o report.html");
   EXPECT_EQ(report.exit_code, 0) << report.output;
   std::string sections = report_sections(folder / "report.html");
-  if (!sizes) {
-    const size_t begin = sections.find("<h2>Message sizes</h2>"), end = sections.find("<h2>", begin + 4);
-    if (begin != std::string::npos) sections.erase(begin, end - begin);
-  }
+  auto erase_section = [&sections](const std::string& heading) {
+    const size_t begin = sections.find("<h2>" + heading + "</h2>");
+    if (begin == std::string::npos) return;
+    const size_t end = std::min(sections.find("<h2>", begin + 4), sections.find("<p style=", begin));
+    sections.erase(begin, end - begin);
+  };
+  if (!sizes) erase_section("Message sizes");
+  // Only a job file has a time series (its `series` line): .prof files and captures have no time.
+  erase_section("Over time");
   out["report"] = sections;
   return out;
 }
