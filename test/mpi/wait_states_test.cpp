@@ -2,7 +2,9 @@
 // rma_wait_states injects a delay of known length D at a chosen point, one scenario per
 // pattern, on 4 ranks, with osc rdma and osc pt2pt; each expected wait must lie within
 // [0.75 D, 1.4 D], with the right waiter and culprit, in the job file, the .prof files
-// and the performance variables; a balanced run shows nothing above 0.2 D.
+// and the performance variables; a balanced run shows nothing above 0.5 D per rank and
+// pattern (below the 0.75 D every injected wait reaches: scheduling noise on 2 shared cores
+// adds up to ~0.2 s over the run's fences at load 12, so a tighter bound only measured load).
 //
 // Timing checks are loose by design (sleeping ranks leave the 2 cores free, and
 // mpi_yield_when_idle keeps busy-waiting ranks from starving them), but the machine is
@@ -179,7 +181,7 @@ TEST(WaitStates, EarlyWaitWithoutLateCompleteWhenTheOriginStartsLate4Ranks) {
   EXPECT_LT(late_complete == run.totals.end() ? 0.0 : late_complete->second, 0.2 * D) << run.job.output;
 }
 
-TEST(WaitStates, BalancedRunShowsNothingAboveAFifthOfD4Ranks) {
+TEST(WaitStates, BalancedRunShowsNothingAboveHalfOfD4Ranks) {
   for (const std::string osc : {"rdma", "pt2pt"}) {
     std::string problems;
     for (int attempt = 0; attempt < 3; ++attempt) {
@@ -188,7 +190,7 @@ TEST(WaitStates, BalancedRunShowsNothingAboveAFifthOfD4Ranks) {
       ASSERT_FALSE(run.waits.process_seconds.empty()) << "no wait-state lines";
       problems.clear();
       for (const auto& [key, seconds] : run.totals)
-        if (seconds > 0.2 * D)
+        if (seconds > 0.5 * D)
           problems += osc + ": rank " + std::to_string(key.first) + " " + wait_states::pattern_name(key.second) + " " +
                       std::to_string(seconds) + " s\n";
       if (problems.empty()) {
