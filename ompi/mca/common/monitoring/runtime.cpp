@@ -49,6 +49,9 @@ Runtime::LayerDump Runtime::layer_dumps() const {
 void Runtime::add_observer(Observer observer) { observers_.push_back(observer); }
 
 void Runtime::notify_started() {
+  // Observers may make collective calls (the time series agrees on its run number): none
+  // in a mixed deployment, where the ranks without our components would never join.
+  if (!all_ranks_monitored_) return;
   for (const Observer& observer : observers_) observer.started();
 }
 
