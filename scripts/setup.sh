@@ -18,6 +18,7 @@ packages=(
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
+  iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
 )
 missing=()
 for p in "${packages[@]}"; do
