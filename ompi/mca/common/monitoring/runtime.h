@@ -74,8 +74,8 @@ class Runtime {
   using PrivateFilterSwitch = void (*)();
   void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
   // Something that follows the job while it runs (the time series, series/): told when
-  // monitoring starts (the end of MPI_Init, on every rank: it may make collective calls
-  // there), and given at the start of MPI_Finalize the end-of-job snapshot and the layers'
+  // monitoring starts (the end of MPI_Init, on every rank, and only when every rank runs
+  // our components: it may make collective calls there), and given at the start of MPI_Finalize the end-of-job snapshot and the layers'
   // lines from the same pause as the dumps (it may add job-file annotation lines).
   struct Observer {
     void (*started)();

@@ -98,9 +98,6 @@ void started() {
   Runtime& runtime = Runtime::instance();
   Settings& settings = runtime.settings;
   if (settings.snapshot_interval_us <= 0 || settings.job_file.empty()) return;
-  // A mixed deployment (some ranks without our components, the start-up check in
-  // init_bottom): the collective calls below would hang; nothing is recorded anyway.
-  if (!runtime.all_ranks_monitored()) return;
   const int rank = runtime.world_rank();
   int64_t job_start_us = 0;
   // Ours, not the application's: not recorded.
