@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "engine.h"
-#include "frame.h"
-#include "series_format.h"
-#include "series_writer.h"
+#include "engine/engine.h"
+#include "formats/series_frame.h"
+#include "formats/series_format.h"
+#include "series/series_writer.h"
 
 using namespace mpimon;
 

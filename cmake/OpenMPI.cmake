@@ -71,6 +71,9 @@ function(mpimon_add_plugin target framework)
   file(WRITE ${exports} "{ global: mca_${framework}_${arg_COMPONENT}_component; local: *; };\n")
   target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
+  # One include root per component, its folder: sub-folders are named in includes
+  # ("wait_states/window_tracker.h").
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE mpimon_ompi_internal)
   if(arg_COMPONENT STREQUAL "monitoring")
     target_link_libraries(${target} PRIVATE mpimon_monitoring)

@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "cluster.h"
-#include "job_format.h"
+#include "formats/job_format.h"
 
 using namespace mpimon::test;
 

@@ -19,8 +19,8 @@
 #include <tuple>
 
 #include "cluster.h"
-#include "job_format.h"
-#include "wait_totals.h"
+#include "formats/job_format.h"
+#include "analyses/wait_states/wait_totals.h"
 
 using namespace mpimon::test;
 using mpimon::wait_states::Pattern;

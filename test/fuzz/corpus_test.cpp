@@ -11,7 +11,7 @@
 
 #include "every_command.h"
 #include "hostfile.h"
-#include "prof_format.h"
+#include "formats/prof_format.h"
 
 namespace fs = std::filesystem;
 

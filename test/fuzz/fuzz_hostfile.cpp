@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "hostfile.h"
-#include "prof_format.h"  // FormatError
+#include "formats/prof_format.h"  // FormatError
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "communicator_classes.h"
-#include "job_format.h"
+#include "analyses/communicator_classes.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
 
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
 
 namespace mpimon::test {

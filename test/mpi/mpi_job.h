@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "prof_format.h"
+#include "formats/prof_format.h"
 
 namespace mpimon::test {
 

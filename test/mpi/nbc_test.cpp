@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
 
 using namespace mpimon;

@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
 
 namespace fs = std::filesystem;

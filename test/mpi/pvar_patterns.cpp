@@ -337,7 +337,7 @@ void phases(MPI_T_pvar_session session) {
   MPI_T_pvar_handle_free(session, &flush);
 }
 
-// Flushes that cannot be written return an error and lose nothing (flush_phases.h).
+// Flushes that cannot be written return an error and lose nothing (live/flush_phases.h).
 // Ring messages 1, 2, 4, ... per attempt; the last flush (phase_ok) must hold them all.
 // argv[2], if given: a prefix on a full file system.
 void failing_flushes(MPI_T_pvar_session session, const char* full_prefix) {

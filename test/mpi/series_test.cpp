@@ -10,9 +10,9 @@
 #include <fstream>
 #include <set>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
-#include "series_reader.h"
+#include "readers/series_reader.h"
 
 namespace mpimon::test {
 namespace {

@@ -17,9 +17,9 @@
 #include <regex>
 #include <sstream>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "mpi_job.h"
-#include "wait_totals.h"
+#include "analyses/wait_states/wait_totals.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

@@ -1,4 +1,4 @@
-// The one file writer (atomic_file.h): whole or nothing, never a temporary left, never
+// The one file writer (files/atomic_file.h): whole or nothing, never a temporary left, never
 // through a planted link, never overwriting unless asked, 0644, long paths, a full disk.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include <set>
 #include <string>
 
-#include "atomic_file.h"
+#include "files/atomic_file.h"
 #include "temp_dir.h"
 
 namespace mpimon {

@@ -1,7 +1,7 @@
 // CommunicatorRegistry: per-communicator collective classes, their lifetime and dumps.
 #include <gtest/gtest.h>
 
-#include "communicator_classes.h"
+#include "analyses/communicator_classes.h"
 
 namespace mpimon {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace mpimon {
 namespace {

@@ -1,6 +1,6 @@
-// The start-up check's verdict (deployment_check.h): who lacks our components, who runs
+// The start-up check's verdict (runtime/deployment_check.h): who lacks our components, who runs
 // another version, who says so, in one line.
-#include "deployment_check.h"
+#include "runtime/deployment_check.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace mpimon {
 namespace {

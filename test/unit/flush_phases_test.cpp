@@ -1,4 +1,4 @@
-// Flush phases (flush_phases.h): a failed flush is an error and loses nothing; an empty
+// Flush phases (live/flush_phases.h): a failed flush is an error and loses nothing; an empty
 // prefix writes nothing and ends no phase; a phase file is never overwritten.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "flush_phases.h"
-#include "prof_format.h"
+#include "live/flush_phases.h"
+#include "formats/prof_format.h"
 #include "temp_dir.h"
 
 namespace mpimon {

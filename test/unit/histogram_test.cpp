@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace mpimon {
 namespace {

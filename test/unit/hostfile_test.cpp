@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hostfile.h"
-#include "prof_format.h"
+#include "formats/prof_format.h"
 
 namespace mpimon::tools {
 namespace {

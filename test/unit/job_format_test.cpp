@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "checksum.h"
-#include "job_format.h"
+#include "formats/checksum.h"
+#include "formats/job_format.h"
 
 namespace mpimon {
 namespace {

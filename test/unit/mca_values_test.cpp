@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "mca_values.h"
+#include "runtime/mca_values.h"
 
 namespace mpimon {
 namespace {

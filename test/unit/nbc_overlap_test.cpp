@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "communicator_classes.h"
-#include "nbc_overlap.h"
+#include "analyses/communicator_classes.h"
+#include "analyses/nbc_overlap.h"
 
 using namespace mpimon;
 

@@ -2,7 +2,7 @@
 // ranks, the byte-weighted overlap, hostile fields left out.
 #include <gtest/gtest.h>
 
-#include "sections.h"
+#include "report/sections.h"
 
 using namespace mpimon;
 using namespace mpimon::tools;

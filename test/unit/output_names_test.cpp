@@ -1,4 +1,4 @@
-// The re-run rule (output_names.h): one run number for every file of a run, decided by
+// The re-run rule (files/output_names.h): one run number for every file of a run, decided by
 // all ranks together, and publishing that never overwrites.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "output_names.h"
+#include "files/output_names.h"
 #include "temp_dir.h"
 
 namespace mpimon {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine.h"
-#include "prof_format.h"
+#include "engine/engine.h"
+#include "formats/prof_format.h"
 #include "temp_dir.h"
 
 namespace mpimon {

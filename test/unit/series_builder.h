@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "frame.h"
-#include "series_format.h"
+#include "formats/series_frame.h"
+#include "formats/series_format.h"
 
 namespace mpimon::test {
 

@@ -1,9 +1,9 @@
-// The time series' payloads (series/series_format.h): start frames, snapshot deltas
+// The time series' payloads (formats/series_format.h): start frames, snapshot deltas
 // (sparse records, annotation lines by position), and the reader's checks.
 #include <gtest/gtest.h>
 
-#include "prof_format.h"
-#include "series_format.h"
+#include "formats/prof_format.h"
+#include "formats/series_format.h"
 
 namespace mpimon::series {
 namespace {

@@ -1,4 +1,4 @@
-// The time series' framing (series/frame.h): frames round-trip; a torn last write, a
+// The time series' framing (formats/series_frame.h): frames round-trip; a torn last write, a
 // damaged frame in the middle, flipped bits and garbage are detected and skipped, never
 // misread.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "frame.h"
-#include "prof_format.h"
+#include "formats/series_frame.h"
+#include "formats/prof_format.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {

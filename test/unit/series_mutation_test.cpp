@@ -9,10 +9,10 @@
 #include <fstream>
 #include <random>
 
-#include "job_format.h"
-#include "prof_format.h"
+#include "formats/job_format.h"
+#include "formats/prof_format.h"
 #include "series_builder.h"
-#include "series_reader.h"
+#include "readers/series_reader.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {

@@ -1,12 +1,12 @@
-// Reading a time series (series/series_reader.h): totals over time ranges, each rank's
+// Reading a time series (readers/series_reader.h): totals over time ranges, each rank's
 // annotation block, how the job ended, and hostile folders: errors that name the file and
 // the frame's offset, never a crash, never a misread.
 #include <gtest/gtest.h>
 
-#include "job_format.h"
-#include "prof_format.h"
+#include "formats/job_format.h"
+#include "formats/prof_format.h"
 #include "series_builder.h"
-#include "series_reader.h"
+#include "readers/series_reader.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {

@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "communicator_classes.h"
-#include "frame.h"
-#include "series_writer.h"
+#include "analyses/communicator_classes.h"
+#include "formats/series_frame.h"
+#include "series/series_writer.h"
 #include "temp_dir.h"
-#include "window_sync.h"
+#include "analyses/window_sync.h"
 
 namespace mpimon::series {
 namespace {

@@ -17,8 +17,8 @@
 #include <memory>
 #include <thread>
 
-#include "frame.h"
-#include "series_writer.h"
+#include "formats/series_frame.h"
+#include "series/series_writer.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {

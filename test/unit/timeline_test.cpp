@@ -5,8 +5,8 @@
 
 #include <sstream>
 
-#include "job_format.h"
-#include "prof_format.h"
+#include "formats/job_format.h"
+#include "formats/prof_format.h"
 #include "series_builder.h"
 #include "series_input.h"
 #include "temp_dir.h"

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "wait_patterns.h"
+#include "analyses/wait_states/wait_patterns.h"
 
 namespace mpimon::wait_states {
 namespace {

@@ -2,7 +2,7 @@
 // from job-file annotations.
 #include <gtest/gtest.h>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "matrix_formats.h"
 #include "wait_summary.h"
 

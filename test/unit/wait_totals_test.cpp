@@ -3,10 +3,10 @@
 
 #include <set>
 
-#include "clock_offsets.h"
-#include "job_format.h"
-#include "shadow_layout.h"
-#include "wait_totals.h"
+#include "analyses/wait_states/clock_offsets.h"
+#include "formats/job_format.h"
+#include "analyses/wait_states/shadow_layout.h"
+#include "analyses/wait_states/wait_totals.h"
 
 namespace mpimon::wait_states {
 namespace {

@@ -15,7 +15,7 @@
 //                      inside PMPI_Finalize (an MPI_COMM_SELF attribute's delete callback,
 //                      after mpimon's own end-of-job dump, so neither the log nor the
 //                      monitoring counts it), the ranks agree on one run number and
-//                      publish their logs under it (output_names.h: nothing overwritten)
+//                      publish their logs under it (files/output_names.h: nothing overwritten)
 //
 // Threads: event callbacks may run on any thread. One mutex guards the output, the
 // statistics and the type descriptions; another the table of objects' registrations.
@@ -38,10 +38,10 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
+#include "files/atomic_file.h"
 #include "event_log.h"
 #include "mpit_events.h"
-#include "output_names.h"
+#include "files/output_names.h"
 
 #define MEL_EXPORT extern "C" __attribute__((visibility("default")))
 

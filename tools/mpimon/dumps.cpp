@@ -9,7 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "window_sync.h"  // sync_kind_name
+#include "analyses/window_sync.h"  // sync_kind_name
 
 namespace mpimon::tools {
 

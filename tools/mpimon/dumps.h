@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "traffic_matrix.h"
 
 namespace mpimon::tools {

@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "prof_format.h"  // FormatError, read_dump_text
+#include "formats/prof_format.h"  // FormatError, read_dump_text
 
 namespace mpimon::tools {
 

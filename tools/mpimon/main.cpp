@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands/subcommand.h"
-#include "prof_format.h"
+#include "formats/prof_format.h"
 #include "topology.h"
 
 using namespace mpimon::tools;

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <ostream>
 
-#include "job_format.h"
+#include "formats/job_format.h"
 #include "dumps.h"
 
 namespace mpimon::tools {

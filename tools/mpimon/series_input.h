@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dumps.h"
-#include "series_reader.h"
+#include "readers/series_reader.h"
 
 namespace mpimon::tools {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "heatmap.h"  // short_number, escape_markup
-#include "prof_format.h"  // FormatError
+#include "formats/prof_format.h"  // FormatError
 
 namespace mpimon::tools {
 

@@ -1,4 +1,4 @@
-// A job's traffic over time, from its time series (series/series_reader.h): bytes and
+// A job's traffic over time, from its time series (readers/series_reader.h): bytes and
 // messages per interval per category, the synchronisation time per interval, the busiest
 // pairs over time, and the moment the communication pattern changes.
 //
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "series_reader.h"
+#include "readers/series_reader.h"
 #include "traffic_matrix.h"
 
 namespace mpimon::tools {

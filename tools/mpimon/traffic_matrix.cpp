@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "prof_format.h"  // FormatError
+#include "formats/prof_format.h"  // FormatError
 
 namespace mpimon::tools {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace mpimon::tools {
 
@@ -24,7 +24,7 @@ struct Traffic {
   uint64_t bytes = 0;
 };
 
-// Every count the tools keep stays below kCountLimit (engine.h: 2^60, 1 EiB), once the
+// Every count the tools keep stays below kCountLimit (engine/engine.h: 2^60, 1 EiB), once the
 // inputs are summed, so that adding up the categories of a selection and both directions
 // of a pair never overflows 64 bits (8 terms x 2^60 = 2^63). Larger counts are reported as
 // input errors.

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "dumps.h"
-#include "job_format.h"
-#include "wait_patterns.h"
-#include "wait_totals.h"
+#include "formats/job_format.h"
+#include "analyses/wait_states/wait_patterns.h"
+#include "analyses/wait_states/wait_totals.h"
 
 namespace mpimon::tools {
 

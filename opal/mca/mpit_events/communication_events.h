@@ -63,7 +63,7 @@ typedef struct mpimon_coll_event {
 #define MPIMON_OSC_OP_ENUMERATOR(name) MPIMON_OSC_OP_##name,
 enum mpimon_osc_op_kind { MPIMON_OSC_OP_KINDS(MPIMON_OSC_OP_ENUMERATOR) MPIMON_OSC_OP_COUNT };
 #undef MPIMON_OSC_OP_ENUMERATOR
-/* Same order as mpimon::SyncKind (window_sync.h). */
+/* Same order as mpimon::SyncKind (analyses/window_sync.h). */
 #define MPIMON_OSC_SYNC_KINDS(X)                                                              \
   X(fence) X(start) X(complete) X(post) X(wait) X(test) X(lock) X(unlock) X(lock_all)         \
   X(unlock_all) X(sync) X(flush) X(flush_all) X(flush_local) X(flush_local_all)

@@ -3,7 +3,7 @@
 // windows holds its address, so an object is recognised before any of its memory is
 // read, and freed objects, MPI_COMM_NULL, MPI_WIN_NULL and objects of the wrong kind are
 // refused. Used by MPI_T_event_handle_alloc (api.cpp) and by our performance variables
-// (ompi/mca/common/monitoring/pvars.cpp).
+// (ompi/mca/common/monitoring/live/pvars_ompi.cpp).
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>

@@ -2,9 +2,9 @@
 #include <iostream>
 #include <memory>
 
-#include "atomic_file.h"
-#include "options.h"
-#include "subcommand.h"
+#include "files/atomic_file.h"
+#include "commands/options.h"
+#include "commands/subcommand.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {

@@ -8,13 +8,13 @@
 #include <numeric>
 #include <sstream>
 
-#include "atomic_file.h"
+#include "files/atomic_file.h"
 #include "exact.h"
 #include "hostfile.h"
-#include "options.h"
+#include "commands/options.h"
 #include "placement.h"
 #include "scotch_mapping.h"
-#include "subcommand.h"
+#include "commands/subcommand.h"
 #include "topology.h"
 
 namespace mpimon::tools {

@@ -2,10 +2,10 @@
 #include <iostream>
 #include <memory>
 
-#include "atomic_file.h"
-#include "options.h"
-#include "report.h"
-#include "subcommand.h"
+#include "files/atomic_file.h"
+#include "commands/options.h"
+#include "report/report.h"
+#include "commands/subcommand.h"
 
 namespace mpimon::tools {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "launcher.h"
-#include "subcommand.h"
+#include "commands/subcommand.h"
 
 namespace mpimon::tools {
 

@@ -3,11 +3,11 @@
 #include <memory>
 #include <stdexcept>
 
-#include "atomic_file.h"
+#include "files/atomic_file.h"
 #include "heatmap.h"
-#include "options.h"
+#include "commands/options.h"
 #include "size_histograms.h"
-#include "subcommand.h"
+#include "commands/subcommand.h"
 #include "timeline.h"
 
 namespace mpimon::tools {

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "options.h"
-#include "subcommand.h"
+#include "commands/options.h"
+#include "commands/subcommand.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {

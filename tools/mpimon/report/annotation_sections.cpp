@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 
 namespace mpimon::tools {
 

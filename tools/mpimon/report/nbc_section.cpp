@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 
 namespace mpimon::tools {
 

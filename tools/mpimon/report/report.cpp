@@ -1,7 +1,7 @@
-#include "report.h"
+#include "report/report.h"
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 
 namespace mpimon::tools {
 

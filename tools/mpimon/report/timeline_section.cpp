@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 #include "timeline.h"
 
 namespace mpimon::tools {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 #include "size_histograms.h"
 
 namespace mpimon::tools {

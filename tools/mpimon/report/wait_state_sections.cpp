@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "heatmap.h"
-#include "sections.h"
+#include "report/sections.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {

@@ -24,15 +24,15 @@
 // the remote group. Persistent *_init collectives and reduce_local are not counted.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <mpi.h>
 
 #include <vector>
 
-#include "communicator_classes.h"
-#include "engine.h"
-#include "world_rank.h"
+#include "analyses/communicator_classes.h"
+#include "engine/engine.h"
+#include "runtime/world_rank_ompi.h"
 
 namespace mpimon::coll {
 

@@ -1,14 +1,14 @@
 // COLL adapter: collective calls -> engine records and per-communicator class totals.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/mca/coll/coll.h>
 #include <ompi/mca/coll/base/base.h>
 
 #include <vector>
 
-#include "communicator_classes.h"
+#include "analyses/communicator_classes.h"
 
 namespace mpimon::coll {
 

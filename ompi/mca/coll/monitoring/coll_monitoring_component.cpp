@@ -8,9 +8,9 @@
 
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "component_version.h"
-#include "pvars.h"
-#include "runtime.h"
+#include "runtime/component_version.h"
+#include "live/pvars.h"
+#include "runtime/runtime.h"
 
 namespace {
 
@@ -51,7 +51,7 @@ int read_class_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   return OMPI_SUCCESS;
 }
 
-// Never an error at bind: Open MPI's core crashes on one (see pvar_handle_check.h).
+// Never an error at bind: Open MPI's core crashes on one (see live/pvar_handle_check.h).
 int notify_class_variable(mca_base_pvar_t*, mca_base_pvar_event_t event, void* obj, int* count) {
   if (event == MCA_BASE_PVAR_HANDLE_BIND) *count = mpimon::pvars::bind_communicator(obj) ? 1 : 0;
   return OMPI_SUCCESS;
@@ -83,7 +83,7 @@ void register_class_variables() {
 }
 
 // coll_monitoring_nbc_*: the nonblocking collectives this process completed on the bound
-// communicator (nbc_overlap.h), one value each.
+// communicator (analyses/nbc_overlap.h), one value each.
 enum class NbcVariable { overlap, blocked_time, duration, calls };
 
 int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {

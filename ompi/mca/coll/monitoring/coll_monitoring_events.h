@@ -3,7 +3,7 @@
 // coll_event_flags (this plugin's own data: one load, one branch) before anything else.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/communicator/communicator.h>
 #include <ompi/request/request.h>
@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "communication_events.h"
-#include "listening_flag.h"
+#include "live/listening_flag.h"
 #include "mpit_events_producer.h"
 
 namespace mpimon::coll {

@@ -16,7 +16,7 @@
 #include "coll_accounting.h"
 #include "coll_monitoring_events.h"
 #include "coll_monitoring_nbc.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 namespace mpimon::coll {
 

@@ -12,7 +12,7 @@
 #include <ompi/mca/coll/base/coll_tags.h>
 
 #include "coll_monitoring_events.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 namespace mpimon::coll {
 namespace {

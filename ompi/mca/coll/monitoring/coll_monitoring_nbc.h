@@ -1,5 +1,5 @@
 // COLL adapter, nonblocking-collective side: did the application's nonblocking
-// collectives overlap? (the rules and the tracker: common/monitoring/nbc_overlap.h).
+// collectives overlap? (the rules and the tracker: common/monitoring/analyses/nbc_overlap.h).
 //
 // Per call the wrapper begins tracking before forwarding and watches the request for
 // its completion after. While any tracked collective is pending, the application's wait
@@ -8,15 +8,15 @@
 // with none pending, neither is installed (no cost).
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/communicator/communicator.h>
 #include <ompi/request/request.h>
 
 #include "communication_events.h"
-#include "communicator_classes.h"
+#include "analyses/communicator_classes.h"
 #include "mpit_events_producer.h"
-#include "nbc_overlap.h"
+#include "analyses/nbc_overlap.h"
 
 namespace mpimon::coll {
 

@@ -6,7 +6,7 @@
 // provide everything else, and our monitoring module (priority 100) stacks on top.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/mca/coll/coll.h>
 

@@ -11,8 +11,8 @@
 #include <ompi/mca/hook/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "component_version.h"
-#include "mca_values.h"
+#include "runtime/component_version.h"
+#include "runtime/mca_values.h"
 #include "split_tree_engine.h"
 
 namespace {

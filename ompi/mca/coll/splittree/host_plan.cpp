@@ -1,6 +1,6 @@
 #include "host_plan.h"
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <hwloc.h>
 

@@ -11,7 +11,7 @@
 // (progress callbacks may re-enter), and PML calls made under it never wait.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
 // OSC adapter: one-sided operations -> engine records (osc_sent / osc_recv), and
-// synchronisation calls -> per-window times (window_sync.h).
+// synchronisation calls -> per-window times (analyses/window_sync.h).
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/mca/osc/osc.h>
 #include <ompi/win/win.h>
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "world_rank.h"
+#include "runtime/world_rank_ompi.h"
 
 namespace mpimon::osc {
 

@@ -8,7 +8,7 @@
 // module, and puts our wrappers into that module in place (osc_monitoring_module.cpp).
 // When monitoring is off, our query answers "not available" and selection goes on as if
 // we were not there.
-#include "component_version.h"
+#include "runtime/component_version.h"
 #include "osc_monitoring.h"
 
 #include <mpi.h>
@@ -25,13 +25,13 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "int_parameter.h"
+#include "runtime/mca_values_ompi.h"
 #include "mpit_events_producer.h"
-#include "pvars.h"
-#include "runtime.h"
+#include "live/pvars.h"
+#include "runtime/runtime.h"
 #include "wait_states/shadow_setup.h"
 #include "wait_states/window_tracker.h"
-#include "window_sync.h"
+#include "analyses/window_sync.h"
 
 namespace {
 
@@ -90,7 +90,7 @@ bool still_bound(const void* win, uint64_t id) {
                  : mpimon_mpi_object_is_live(MPI_T_BIND_MPI_WIN, win);
 }
 
-// Never an error at bind: Open MPI's core crashes on one (see pvar_handle_check.h). An
+// Never an error at bind: Open MPI's core crashes on one (see live/pvar_handle_check.h). An
 // object that is not a live window (only possible where that check could not be
 // installed) gets a handle with no values, whose reads fail.
 int notify_sync_variable(mca_base_pvar_t* pvar, mca_base_pvar_event_t event, void* obj, int* count) {

@@ -3,14 +3,14 @@
 // osc_event_flags (this plugin's own data: one load, one branch) first.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/win/win.h>
 
 #include <cstdint>
 
 #include "communication_events.h"
-#include "listening_flag.h"
+#include "live/listening_flag.h"
 #include "mpit_events_producer.h"
 
 namespace mpimon::osc {

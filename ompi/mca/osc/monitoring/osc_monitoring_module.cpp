@@ -30,10 +30,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine.h"
-#include "runtime.h"
+#include "engine/engine.h"
+#include "runtime/runtime.h"
 #include "wait_states/window_tracker.h"
-#include "window_sync.h"
+#include "analyses/window_sync.h"
 
 // ompi/op/op.h cannot be included (it needs an uninstalled header): the one predefined
 // operation we compare against, by address.

@@ -1,7 +1,7 @@
 // PML adapter: point-to-point sends -> engine records.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/mca/pml/pml.h>
 

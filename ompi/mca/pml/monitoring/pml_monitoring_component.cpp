@@ -21,11 +21,11 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "component_version.h"
-#include "int_parameter.h"
-#include "mca_values.h"
-#include "pvars.h"
-#include "runtime.h"
+#include "runtime/component_version.h"
+#include "runtime/mca_values_ompi.h"
+#include "runtime/mca_values.h"
+#include "live/pvars.h"
+#include "runtime/runtime.h"
 
 namespace {
 
@@ -53,7 +53,7 @@ using mpimon::Runtime;
 using mpimon::warn_once_per_job;
 
 // Storage of our MCA variables. The integers are Open MPI integers whose text we check
-// ourselves (int_parameter.h).
+// ourselves (runtime/mca_values_ompi.h).
 int enable_level = 0;
 int enable_output = 0;
 int verbose_level = 0;

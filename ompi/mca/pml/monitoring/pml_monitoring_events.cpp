@@ -25,8 +25,8 @@
 #include "communication_events.h"
 #include "mpit_events_producer.h"
 #include "raise_inline.h"
-#include "runtime.h"
-#include "world_rank.h"
+#include "runtime/runtime.h"
+#include "runtime/world_rank_ompi.h"
 
 namespace mpimon::pml {
 

@@ -4,14 +4,14 @@
 // before anything else.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/mca/pml/pml.h>
 #include <ompi/message/message.h>
 
 #include <cstdint>
 
-#include "listening_flag.h"
+#include "live/listening_flag.h"
 
 namespace mpimon::pml {
 

@@ -3,7 +3,7 @@
 // category from the tag, record, then call the original PML function (a tail call).
 // The receive wrappers exist for the events only, and are in place only while a tool
 // listens to receive events. While a nonblocking collective is pending, the send
-// wrappers are preceded by its attribution (nbc_overlap.h).
+// wrappers are preceded by its attribution (analyses/nbc_overlap.h).
 #include "pml_monitoring.h"
 #include "pml_monitoring_events.h"
 
@@ -12,10 +12,10 @@
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
 
-#include "engine.h"
-#include "nbc_overlap.h"
-#include "runtime.h"
-#include "world_rank.h"
+#include "engine/engine.h"
+#include "analyses/nbc_overlap.h"
+#include "runtime/runtime.h"
+#include "runtime/world_rank_ompi.h"
 
 namespace mpimon::pml {
 namespace {

@@ -1,4 +1,4 @@
-#include "series_writer.h"
+#include "series/series_writer.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,8 +15,8 @@
 #include <cstring>
 #include <ctime>
 
-#include "atomic_file.h"
-#include "frame.h"
+#include "files/atomic_file.h"
+#include "formats/series_frame.h"
 
 namespace mpimon::series {
 
@@ -79,7 +79,7 @@ bool directory_is_ours(int fd, const std::string& path, std::string& error) {
 }  // namespace
 
 Created create_series_directory(const std::string& path, std::string& error) {
-  // 0755 minus the umask, like every output (atomic_file.h): never writable by others, so
+  // 0755 minus the umask, like every output (files/atomic_file.h): never writable by others, so
   // nobody else can plant or replace an entry in it.
   if (::mkdir(path.c_str(), 0755) != 0) {
     if (errno == EEXIST) return Created::exists;

@@ -5,7 +5,7 @@
 // signal do what it would have done), when the process exits without MPI_Finalize, and
 // at MPI_Finalize from the end-of-job snapshot itself.
 //
-// Pure POSIX (no MPI): the runtime (series_runtime.cpp) gives it the file and the sources
+// Pure POSIX (no MPI): the runtime (series/series_writer_ompi.cpp) gives it the file and the sources
 // of totals; tests give it their own.
 #pragma once
 
@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine.h"
-#include "frame.h"
-#include "series_format.h"
+#include "engine/engine.h"
+#include "formats/series_frame.h"
+#include "formats/series_format.h"
 
 namespace mpimon::series {
 
@@ -34,7 +34,7 @@ std::string start_frame(int32_t rank, const SeriesStart& start);
 
 // Opens this host's file `name` in the series directory `directory` for appending and puts
 // `first_frame` (the process's start frame) in it. The host's first process makes the
-// file with NewFile (atomic_file.h): an exclusive temporary holding its start frame,
+// file with NewFile (files/atomic_file.h): an exclusive temporary holding its start frame,
 // synced and size-checked, then linked under `name` (never over anything): the name never
 // shows an empty or partial file. The host's other processes open that name (in a folder
 // of ours, without following a link; a plain file of ours with one name) and append their
@@ -48,7 +48,7 @@ int open_host_file(const std::string& directory, const std::string& name, const 
 std::string host_file_name();
 
 // The engine's totals now, found without any lock (CounterTable::for_each_published)
-// while the application records; the encoder reads them (series_format.h, DeltaEncoder).
+// while the application records; the encoder reads them (formats/series_format.h, DeltaEncoder).
 // Fills `into` (its storage reused): where each block is, sorted by (peer, category).
 void live_totals(const Engine& engine, TotalsView& into);
 

@@ -1,14 +1,14 @@
 // Creating and freeing the objects behind one window's wait states, the clock offsets,
 // and the shadow window's one-sided primitives (see shadow_setup.h).
-#include "shadow_setup.h"
+#include "wait_states/shadow_setup.h"
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <cstring>
 #include <string>
 
-#include "runtime.h"
-#include "window_tracker.h"
+#include "runtime/runtime.h"
+#include "wait_states/window_tracker.h"
 
 namespace mpimon::osc::wait_states {
 
@@ -23,7 +23,7 @@ std::string last_shadow_component;  // the OSC component that created it
 constexpr int kTagDomain = 1, kTagPing = 2, kTagPong = 3, kTagPost = 4;
 constexpr int kClockSamples = 10;
 
-// The segmented copy-scan of clock offsets (clock_offsets.h), as an MPI operation.
+// The segmented copy-scan of clock offsets (analyses/wait_states/clock_offsets.h), as an MPI operation.
 void scan_function(void* in, void* inout, int* length, MPI_Datatype*) {
   const auto* earlier = static_cast<const ScanElement*>(in);
   auto* later = static_cast<ScanElement*>(inout);

@@ -19,8 +19,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "clock_offsets.h"
-#include "shadow_layout.h"
+#include "analyses/wait_states/clock_offsets.h"
+#include "analyses/wait_states/shadow_layout.h"
 
 struct ompi_communicator_t;
 

@@ -1,6 +1,6 @@
 // The open epochs of one window, the timestamps exchanged through its shadow window,
 // and the hand-over of each closed epoch to the detection rules (see window_tracker.h).
-#include "window_tracker.h"
+#include "wait_states/window_tracker.h"
 
 #include <mpi.h>
 
@@ -10,11 +10,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../osc_monitoring_events.h"
-#include "runtime.h"
-#include "shadow_layout.h"
-#include "shadow_setup.h"
-#include "world_rank.h"
+#include "osc_monitoring_events.h"
+#include "runtime/runtime.h"
+#include "analyses/wait_states/shadow_layout.h"
+#include "wait_states/shadow_setup.h"
+#include "runtime/world_rank_ompi.h"
 
 namespace mpimon::osc::wait_states {
 

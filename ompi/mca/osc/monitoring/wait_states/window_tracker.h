@@ -3,7 +3,7 @@
 // they forward; the tracker keeps the open epochs of its window (bounded: per partner
 // and per target of the current epoch), sends and receives the few timestamps the
 // detection rules need through a small shadow window, and, when an epoch closes, hands
-// its record to the pure rules (common/monitoring/wait_states/wait_patterns.h) and the
+// its record to the pure rules (common/monitoring/analyses/wait_states/wait_patterns.h) and the
 // waits they find to the totals, the performance variables and the MPI_T events.
 //
 // Exchange (docs in the README's design notes):
@@ -29,7 +29,7 @@
 // private (Runtime::add_private_communicator): our own traffic is never counted.
 #pragma once
 
-#include "ompi_glue.h"
+#include "runtime/ompi_glue.h"
 
 #include <ompi/group/group.h>
 #include <ompi/win/win.h>
@@ -38,9 +38,9 @@
 #include <memory>
 #include <string>
 
-#include "clock_offsets.h"
-#include "wait_patterns.h"
-#include "wait_totals.h"
+#include "analyses/wait_states/clock_offsets.h"
+#include "analyses/wait_states/wait_patterns.h"
+#include "analyses/wait_states/wait_totals.h"
 
 namespace mpimon::osc::wait_states {
 

@@ -1,0 +1,110 @@
+// The job file: one machine-readable text file per job holding every rank's non-zero
+// (source, destination, category) records. Format "mpimon-job", version 2
+// (docs/formats.md; version 1 files are still read):
+//
+//   # mpimon job file (one record per non-zero source, destination, category)
+//   format mpimon-job 2
+//   world_size 8
+//   enable_level 2
+//   open_mpi 4.1.4
+//   start 2026-11-21T23:50:01Z
+//   end 2026-11-21T23:50:02Z
+//   records
+//   <source> <destination> <category> <messages> <bytes> <bucket>:<count>[,<bucket>:<count>...]
+//
+// Categories by name (external, internal, coll, osc_sent, osc_recv); histogram buckets as
+// in the engine (0 = 0 bytes, k = [2^(k-1), 2^k)), non-zero ones only. Records of one
+// source are contiguous (each rank writes its own block); blocks are in rank order.
+//
+//   ...                 (rank 0's records and annotations)
+//   checksum 0 <bytes> <crc32c>
+//   ...                 (rank 1's block)
+//   checksum 1 <bytes> <crc32c>
+//   ...
+//   eof <bytes before this line>
+//
+// Version 2's integrity trailer: each rank's block (rank 0's starts with the header)
+// ends with a `checksum` line giving the block's size and CRC-32C (formats/checksum.h), in rank
+// order, one per rank; the last line gives the size of everything before it. The reader
+// checks them all: a file cut short, zero-filled or altered is reported as "incomplete
+// or corrupted job file", never read as less traffic.
+//
+// Lines after `records` that start with a lowercase letter are annotations of the COLL
+// and OSC layers: `<keyword> <field> ...` (see docs/formats.md); the reader keeps them
+// split into fields for those layers' tools. `checksum` and `eof` are reserved.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.h"
+#include "formats/prof_format.h"  // FormatError
+
+namespace mpimon {
+
+struct JobHeader {
+  int world_size = 0;
+  int enable_level = 0;
+  std::string open_mpi_version;
+  std::string start_time;  // ISO 8601, UTC
+  std::string end_time;
+};
+
+struct JobRecord {
+  int32_t source = 0;
+  int32_t destination = 0;
+  Category category = Category::external;
+  Counters counters;
+  size_t line = 0;  // 1-based line number in the file
+};
+
+struct JobAnnotation {
+  std::string keyword;
+  std::vector<std::string> fields;
+  size_t line = 0;
+};
+
+struct JobFile {
+  JobHeader header;
+  std::vector<JobRecord> records;
+  std::vector<JobAnnotation> annotations;
+};
+
+inline constexpr int kJobFormatVersion = 2;
+
+// `version` 1: a job file made in memory without the integrity trailer (the time series'
+// sums: their frames carry their own checksums).
+std::string format_job_header(const JobHeader& header, int version = kJobFormatVersion);
+// The record lines of one rank (its block of the file).
+std::string format_job_records(int32_t source, const Snapshot& records);
+// Ends one rank's block (rank 0's begins with the header) with its checksum line.
+void seal_job_block(int32_t rank, std::string& block);
+// The file's last line; `bytes_before`: the size of everything before it.
+std::string job_end_line(uint64_t bytes_before);
+// A whole version-2 file from the header and each rank's block (records and
+// annotations), in rank order: what the collective writer produces, in one string.
+std::string assemble_job_file(const JobHeader& header, const std::vector<std::string>& bodies);
+
+// Reading checks everything the format says (version 2: every checksum and the end
+// line) and throws FormatError "<file>:<line>: expected ..." otherwise.
+JobFile parse_job_file(std::string_view text, std::string_view source_name);
+// The same, streaming: each record and annotation to a callback (large files without
+// holding every record); returns the header.
+JobHeader for_each_job_record(std::string_view text, std::string_view source_name,
+                              const std::function<void(const JobRecord&)>& on_record,
+                              const std::function<void(JobAnnotation&&)>& on_annotation = {});
+JobFile read_job_file(const std::string& path);  // throws FormatError
+
+// A communicator or window name as one field of a dump line: `%`, control characters
+// and (when `escape_space`) spaces become %XX (upper-case hex); never empty ("%00").
+std::string escape_name(std::string_view name, bool escape_space);
+// Its inverse (a malformed %XX is kept as it is).
+std::string unescape_name(std::string_view field);
+
+// UTC "YYYY-MM-DDThh:mm:ssZ" of a time_t.
+std::string iso8601_utc(long long seconds_since_epoch);
+
+}  // namespace mpimon
