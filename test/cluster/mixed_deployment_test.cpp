@@ -109,8 +109,8 @@ TEST(MixedDeployment, WithoutTheModexFenceDataIsFetchedAndTheVerdictIsTheSame2Ho
   // Under heavy load Open MPI's own direct modex sometimes fails MPI_Init on the host
   // without our components ("PML add procs failed", Not found: ob1 looking up a peer's
   // BTL data; none of our code is loaded there): such a run is retried, up to 3 runs.
-  const std::vector<std::string> direct_modex = {"--mca", "pmix_base_async_modex", "1", "--mca",
-                                                 "pmix_base_collect_data", "0"};
+  const std::vector<std::string> direct_modex = {"--mca", "pmix_base_async_modex",  "1",
+                                                 "--mca", "pmix_base_collect_data", "0"};
   JobResult job;
   for (int attempt = 0; attempt < 3; ++attempt) {
     job = run_monitored(cluster, 4, direct_modex, {kPatterns, "hosts"});
@@ -127,7 +127,7 @@ TEST(MixedDeployment, OneSidedTrafficRunsUnmonitoredToo2Hosts4Ranks) {
   // MPI's own on host2: unusable after MPI_Init). Across hosts (TCP) only osc pt2pt
   // creates windows in Open MPI 4.1.4.
   const JobResult job = run_expecting_one_line(
-      cluster, 4, 0, "its components are not running on 1 host: ", {"--mca", "osc", "pt2pt,monitoring"},
+      cluster, 4, 0, "its components are not running on 1 host: ", {"--mca", "osc", "pt2pt,mpimon"},
       {MPIMON_OSC_PATTERNS, "unmonitored", "no_shared"});
   expect_every_rank_ok(job, 4, "unmonitored");
 }

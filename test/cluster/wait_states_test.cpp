@@ -40,7 +40,7 @@ struct Expected {
 std::vector<std::string> wait_state_job(const std::string& scenario) {
   return concat_arguments(
       monitoring_arguments(2),
-      {"--mca", "osc", "pt2pt,monitoring", "--mca", "osc_monitoring_wait_states", "1", "--mca",
+      {"--mca", "osc", "pt2pt,mpimon", "--mca", "osc_monitoring_wait_states", "1", "--mca",
        "osc_monitoring_wait_states_testing_clock_offset", "5:host=host2", kProgram, scenario, std::to_string(D)});
 }
 

@@ -1,5 +1,7 @@
 #include "mpi_job.h"
 
+#include "component_selection.h"
+
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -81,11 +83,16 @@ std::string mpirun_command(int ranks, const std::vector<std::string>& arguments,
 }
 
 std::string component_environment(Components components) {
-  // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
-  // monitoring components are found.
-  return components == Components::ours
-             ? "env OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
-             : "env -u OMPI_MCA_mca_base_component_path";
+  // Ours: what `mpimon run` sets (our plugin folder, Open MPI's own monitoring excluded;
+  // component_selection.h). Distro: Open MPI's defaults, where its own monitoring
+  // components are found. Both: what this Open MPI series needs on these machines.
+  std::string environment = "env " MPIMON_SERIES_MCA_ENVIRONMENT;
+  if (components == Components::distro)
+    return environment + " -u OMPI_MCA_mca_base_component_path -u OMPI_MCA_pml -u OMPI_MCA_coll -u OMPI_MCA_osc";
+  for (const auto& [name, value] :
+       tools::job_environment(MPIMON_PLUGIN_DIR, [](const std::string&) { return std::nullopt; }))
+    environment += " " + name + "=" + quote(value);
+  return environment;
 }
 
 JobResult run_shell(const fs::path& folder, const std::string& command) {
@@ -95,8 +102,8 @@ JobResult run_shell(const fs::path& folder, const std::string& command) {
   // Sanitizer builds: the runtime's options for whatever the command starts (mpirun
   // through mpimon run, say: its ranks inherit them).
   const std::string environment =
-      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-      MPIMON_SANITIZER_ENV "; ";
+      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_rmaps_base_oversubscribe=1 " MPIMON_SANITIZER_ENV "; ";
   FILE* pipe = ::popen((environment + "cd " + quote(folder.string()) + " && " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::array<char, 4096> buffer;
@@ -112,8 +119,9 @@ std::vector<std::string> binary_tree_reduce_arguments() {
 }
 
 std::vector<std::string> monitoring_arguments(int level) {
-  return {"--mca", "pml_monitoring_enable", std::to_string(level), "--mca", "pml_monitoring_enable_output", "3",
-          "--mca", "pml_monitoring_filename", "prof"};
+  return {"--mca", "pml_monitoring_enable",        std::to_string(level),
+          "--mca", "pml_monitoring_enable_output", "3",
+          "--mca", "pml_monitoring_filename",      "prof"};
 }
 
 std::vector<ProfLine> read_lines(const fs::path& folder, int ranks, const std::string& prefix) {

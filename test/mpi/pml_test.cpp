@@ -39,7 +39,8 @@ TEST(PmlDump, Ring4Ranks) {
   expect_success(job);
   const auto lines = read_lines(job.folder, 4);
   std::vector<ProfLine> external;
-  for (const auto& l : lines) if (l.kind == 'E') external.push_back(l);
+  for (const auto& l : lines)
+    if (l.kind == 'E') external.push_back(l);
   ASSERT_EQ(external.size(), 4u);
   for (const ProfLine& l : external) {
     EXPECT_EQ(l.peer, (l.me + 1) % 4);
@@ -51,7 +52,8 @@ TEST(PmlDump, Ring4Ranks) {
 }
 
 TEST(PmlDump, BinaryTreeReduce8RanksHasExactlyTheTreeEdges) {
-  const JobResult job = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
+  const JobResult job =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
   expect_success(job);
   const Edges expected = {{{'I', 1, 0}, {64, 1}}, {{'I', 2, 0}, {64, 1}}, {{'I', 3, 1}, {64, 1}},
                           {{'I', 5, 1}, {64, 1}}, {{'I', 4, 2}, {64, 1}}, {{'I', 6, 2}, {64, 1}},
@@ -107,8 +109,10 @@ TEST(PmlDump, FourThreadsUnderThreadMultipleCountExactly4Ranks) {
 
 TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
   const auto program = std::vector<std::string>{kExample, "ring", "reduce"};
-  const JobResult level1 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(1), kBinaryTreeReduce), program));
-  const JobResult level2 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(2), kBinaryTreeReduce), program));
+  const JobResult level1 =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(1), kBinaryTreeReduce), program));
+  const JobResult level2 =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(2), kBinaryTreeReduce), program));
   expect_success(level1);
   expect_success(level2);
   const Edges split = read_edges(level2.folder, "EI");
@@ -126,7 +130,8 @@ TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
 TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
   // Same program under Debian's own component and ours (no persistent sends, which the
   // distro does not count).
-  const auto program = concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "ring", "reduce", "halo"});
+  const auto program = concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce),
+                                        {kExample, "ring", "reduce", "halo"});
   const JobResult distro = run_job(8, program, Components::distro);
   const JobResult ours = run_job(8, program, Components::ours);
   expect_success(distro);
@@ -140,19 +145,20 @@ TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
 }
 
 TEST(PmlDump, StandardOutputDump4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "1", kExample, "ring"});
+  const JobResult job = run_job(
+      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1", kExample, "ring"});
   expect_success(job);
   for (int r = 0; r < 4; ++r) {
-    const std::string line = "E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) + "\t1024 bytes\t1 msgs sent\t";
+    const std::string line =
+        "E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) + "\t1024 bytes\t1 msgs sent\t";
     EXPECT_NE(job.output.find(line), std::string::npos) << job.output;
   }
 }
 
 TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
-  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none",
-                                                                    "-screen", "none"}));
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log",
+                                                                             "none", "-screen", "none"}));
   expect_success(job);
   const Edges edges = read_edges(job.folder, "EI");
   int external = 0;
@@ -186,8 +192,8 @@ TEST(PmlBadInput, NegativeEnableWarnsAndRunsUnmonitored4Ranks) {
 }
 
 TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "3", "--mca", "pml_monitoring_filename", "missing/folder/prof", kExample, "ring"});
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "missing/folder/prof", kExample, "ring"});
   expect_success(job);
   EXPECT_NE(job.output.find("rank 2: monitoring dump not written: missing/folder/prof.2.prof: cannot open its folder "
                             "missing/folder: No such file or directory"),
@@ -200,22 +206,54 @@ TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
       << "no .prof file, no temporary: the job file and its time series only";
 }
 
-TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) {
-  const JobResult alone = run_job(4, concat_arguments({"--mca", "pml", "ob1"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+// Plain mpirun (our components loaded through the environment): a pml list without ours
+// leaves our PML out; the job runs, unmonitored, and says so in one line.
+TEST(PmlBadInput, PmlOb1WithoutOursSaysSoInOneLineAndOb1CommaMpimonWorks4Ranks) {
+  const auto plain_mpirun = [](const std::string& pml) {
+    std::string command = component_environment(Components::ours) + " " MPIRUN_EXECUTABLE " -np 4 --mca pml " + pml;
+    for (const std::string& a : monitoring_arguments()) command += " " + shell_quote(a);
+    return run_shell(new_test_folder(), command + " " + kExample + " ring");
+  };
+  const JobResult alone = plain_mpirun("ob1");
   expect_success(alone);
-  EXPECT_TRUE(files_in(alone.folder).empty()) << "Open MPI never opens our component with --mca pml ob1";
-  const JobResult listed =
-      run_job(4, concat_arguments({"--mca", "pml", "ob1,monitoring"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+  EXPECT_TRUE(files_in(alone.folder).empty());
+  const std::string line =
+      "mpimon: pml_monitoring_enable is 2 but the pml selection left mpimon's PML out (selected: 'ob1'): nothing is "
+      "monitored. Start the job with `mpimon run`, or add mpimon to your pml list (e.g. --mca pml ob1,mpimon)\n";
+  const size_t at = alone.output.find(line);
+  EXPECT_NE(at, std::string::npos) << alone.output;
+  EXPECT_EQ(alone.output.find("mpimon", at + line.size()), std::string::npos) << "one line per job\n" << alone.output;
+  const JobResult listed = plain_mpirun("ob1,mpimon");
   expect_success(listed);
   EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
 }
 
+// mpimon run merges the user's own pml selection, on the command line or in the
+// environment, with ours (component_selection.h); Open MPI's name for monitoring in a
+// list means ours.
+TEST(PmlComponent, MpimonRunMergesTheUsersPmlSelection4Ranks) {
+  for (const char* selection : {"--mca pml ob1", "--mca pml ob1,monitoring", "-mca pml ^cm"}) {
+    const JobResult job = run_shell(new_test_folder(), MPIMON_BIN " run -- -np 4 " + std::string(selection) +
+                                                           " --mca pml_monitoring_enable 2 " + kExample + " ring");
+    ASSERT_EQ(job.exit_code, 0) << selection << "\n" << job.output;
+    EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).records.size(), 4u) << selection;
+  }
+  const JobResult job =
+      run_shell(new_test_folder(),
+                "OMPI_MCA_pml=ob1 " MPIMON_BIN " run -- -np 4 --mca pml_monitoring_enable 2 " + kExample + " ring");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).records.size(), 4u);
+}
+
 TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
+  // Our component is listed under its own name; its variables under Open MPI's names.
   const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
-                                                          OMPI_INFO " --param pml monitoring --level 9");
+                                                          OMPI_INFO " && " OMPI_INFO " --param pml monitoring --level 9");
+  EXPECT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_NE(info.output.find("MCA pml: mpimon (MCA v2.1.0"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("Component v" MPIMON_VERSION ")"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("(mpimon)"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("pml_monitoring_enable_output"), std::string::npos) << info.output;
-  EXPECT_NE(info.output.find("Component v" MPIMON_VERSION), std::string::npos) << info.output;
 }
 
 TEST(PmlComponent, MpimonRunLauncherPutsOurComponentsFirst4Ranks) {
@@ -230,6 +268,5 @@ TEST(PmlComponent, MpimonRunLauncherPutsOurComponentsFirst4Ranks) {
 TEST(PmlComponent, MpimonRunWithoutPluginsSaysWhere) {
   const JobResult job = run_shell(new_test_folder(), "MPIMON_PLUGIN_DIR=/nonexistent " MPIMON_BIN " run -- -np 1 true");
   EXPECT_EQ(job.exit_code, 127);
-  EXPECT_NE(job.output.find("mpimon run: /nonexistent: no mca_pml_monitoring.so there"), std::string::npos)
-      << job.output;
+  EXPECT_NE(job.output.find("mpimon run: /nonexistent: no mca_pml_mpimon.so there"), std::string::npos) << job.output;
 }

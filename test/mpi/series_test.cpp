@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 // The ring under mpirun with our components, 1 s snapshots; `end` as series_patterns takes it.
 std::string ring_command(double seconds, const std::string& end = "finalize", const std::string& extra = "",
                          const std::string& mode = "ring") {
-  return "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
+  return component_environment(Components::ours) +
+         " " MPIRUN_EXECUTABLE
          " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval 1 " +
          extra + " " MPIMON_SERIES_PATTERNS " " + mode + " " + std::to_string(seconds) + " " + end;
 }
@@ -95,7 +96,7 @@ void kill_leftover_ranks(const fs::path& folder) {
 TEST(Series, SigkilledRankKeepsItsTrafficUpToItsLastSnapshot) {
   const fs::path folder = new_test_folder();
   const JobResult job = run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(2, 50) +
-                                              "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
+                                               "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));  // the job did not finish
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
@@ -126,9 +127,10 @@ TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
   // these shared, overloaded machines the ranks may not even run within 1 s: 5 s here, still
   // below a batch system's grace (Slurm's KillWait is 30 s by default).
   const JobResult job = run_script(
-      folder, ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " +
-                  wait_for_sends(0, 30) + std::string(MPIMON_BIN) +
-                  " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
+      folder,
+      ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " + wait_for_sends(0, 30) +
+          std::string(MPIMON_BIN) +
+          " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   // While it ran, the tools read it too.
   const std::string running = read_text(folder / "running.txt");
@@ -137,7 +139,7 @@ TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
 
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
   const size_t sent = lines_of(folder / "sent.0");
-  EXPECT_GE(messages(s.job, 0, 1), sent);  // each logged send was counted before it was logged
+  EXPECT_GE(messages(s.job, 0, 1), sent);      // each logged send was counted before it was logged
   EXPECT_LE(messages(s.job, 0, 1), sent + 1);  // at most one counted, not yet logged
   for (int r = 0; r < 4; ++r) EXPECT_EQ(s.info.ranks.at(r).end_reason, "signal 15") << "rank " << r;
   EXPECT_NE(s.info.describe_end().find("SIGTERM"), std::string::npos) << s.info.describe_end();
@@ -206,8 +208,10 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   for (const JobAnnotation& a : file.annotations) {
     std::string line = a.keyword;
     for (const std::string& f : a.fields) line += " " + f;
-    if (a.keyword == "series") EXPECT_EQ(line, "series mpimon-job.txt.series");
-    else in_file.insert(line);
+    if (a.keyword == "series")
+      EXPECT_EQ(line, "series mpimon-job.txt.series");
+    else
+      in_file.insert(line);
   }
   for (const JobAnnotation& a : s.job.annotations) {
     std::string line = a.keyword;
@@ -217,12 +221,13 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   EXPECT_EQ(in_file, in_series);
   EXPECT_FALSE(in_file.empty());
   // Nothing else: the job file, its series (one file for this one host), the ring's logs.
-  const std::set<std::string> expected{"mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2",
-                                       "pid.3", "sent.0", "sent.1", "sent.2", "sent.3"};
+  const std::set<std::string> expected{
+      "mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2", "pid.3", "sent.0", "sent.1", "sent.2",
+      "sent.3"};
   EXPECT_EQ(entries_of(folder), expected);
   const std::set<std::string> hosts = entries_of(folder / "mpimon-job.txt.series");
   ASSERT_EQ(hosts.size(), 1u);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat((folder / "mpimon-job.txt.series" / *hosts.begin()).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
   // The tools on the finished job: its own totals; the time range from its series.
@@ -243,7 +248,9 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   const std::string text = read_text(host);
   const size_t last = text.rfind("@mpimon ");
   ASSERT_NE(last, std::string::npos);
-  auto rewrite = [&](const std::string& content) { std::ofstream(host, std::ios::binary | std::ios::trunc) << content; };
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream(host, std::ios::binary | std::ios::trunc) << content;
+  };
   rewrite(text.substr(0, last));
   const SeriesRead whole = read_series_of(series);  // the file without its last frame
   rewrite(text.substr(0, last + (text.size() - last) / 2));
@@ -265,8 +272,8 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   rewrite(text + series::encode_frame({series::FrameKind::snapshot, 0, 99, 1}, "1 external 1 8 4:1\n"));
   const JobResult hostile = mpimon(folder, "matrix mpimon-job.txt.series");
   EXPECT_EQ(hostile.exit_code, 2) << hostile.output;
-  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" + std::to_string(text.size()) +
-                                ": expected no frame after rank 0's end"),
+  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" +
+                                std::to_string(text.size()) + ": expected no frame after rank 0's end"),
             std::string::npos)
       << hostile.output;
 }
@@ -276,9 +283,11 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
 TEST(Series, ThreadMultipleSeriesAddsUpToTheJobFile) {
   const fs::path folder = new_test_folder();
   const JobResult job = run_shell(
-      folder, "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
-              " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval "
-              "0.05 " MPIMON_SERIES_PATTERNS " threads 2");
+      folder,
+      component_environment(Components::ours) +
+          " " MPIRUN_EXECUTABLE
+          " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval "
+          "0.05 " MPIMON_SERIES_PATTERNS " threads 2");
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobFile file = read_job_file((folder / "mpimon-job.txt").string());
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
@@ -296,8 +305,8 @@ TEST(Series, ThreadMultipleSeriesAddsUpToTheJobFile) {
 
 TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
   const fs::path folder = new_test_folder();
-  const std::string run = "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR
-                          ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE " -np 2 --mca pml_monitoring_enable 2 ";
+  const std::string run =
+      component_environment(Components::ours) + " " MPIRUN_EXECUTABLE " -np 2 --mca pml_monitoring_enable 2 ";
   const JobResult bad = run_shell(folder, run + "--mca pml_monitoring_snapshot_interval 1e3 " MPIMON_EXAMPLE " ring");
   ASSERT_EQ(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("mpimon: invalid value '1e3' for MCA parameter pml_monitoring_snapshot_interval (valid: 0 "
@@ -306,7 +315,7 @@ TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
       << bad.output;
   size_t warnings = 0;
   for (size_t at = 0; (at = bad.output.find("invalid value", at)) != std::string::npos; ++at) ++warnings;
-  EXPECT_EQ(warnings, 1u) << bad.output;  // once per job
+  EXPECT_EQ(warnings, 1u) << bad.output;                            // once per job
   EXPECT_TRUE(fs::is_directory(folder / "mpimon-job.txt.series"));  // the default: on
 
   const fs::path off = new_test_folder();

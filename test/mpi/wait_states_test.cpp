@@ -50,8 +50,8 @@ struct ScenarioRun {
 
 std::vector<std::string> wait_state_arguments(const std::string& osc, const std::string& wait_states = "1") {
   return concat_arguments(monitoring_arguments(2),
-                          {"--mca", "osc", osc + ",monitoring", "--mca", "osc_monitoring_wait_states", wait_states,
-                           "--mca", "mpi_yield_when_idle", "1"});
+                          {"--mca", "osc", osc + ",mpimon", "--mca", "osc_monitoring_wait_states", wait_states, "--mca",
+                           "mpi_yield_when_idle", "1"});
 }
 
 ScenarioRun run_scenario(const std::string& osc, const std::string& scenario,

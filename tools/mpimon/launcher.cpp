@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "component_selection.h"
+
 namespace mpimon::tools {
 
 std::string plugin_directory() {
@@ -17,18 +19,23 @@ std::string plugin_directory() {
   return (exe.parent_path().parent_path() / "lib" / "mpimon").string();
 }
 
-std::string component_path(const std::string& plugins) { return plugins + ":SYS_DEFAULT:USER_DEFAULT"; }
+std::optional<std::string> current_environment(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
 
 std::string exec_mpirun(const std::vector<std::string>& arguments) {
   const std::string plugins = plugin_directory();
-  if (!std::filesystem::exists(std::filesystem::path(plugins) / "mca_pml_monitoring.so"))
-    return plugins + ": no mca_pml_monitoring.so there (set MPIMON_PLUGIN_DIR or build the project)";
-  ::setenv("OMPI_MCA_mca_base_component_path", component_path(plugins).c_str(), 1);
+  if (!std::filesystem::exists(std::filesystem::path(plugins) / "mca_pml_mpimon.so"))
+    return plugins + ": no mca_pml_mpimon.so there (set MPIMON_PLUGIN_DIR or build the project)";
+  for (const auto& [name, value] : job_environment(plugins, current_environment))
+    ::setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
   std::string program = MPIRUN_EXECUTABLE;
   argv.push_back(program.data());
-  std::vector<std::string> copy = arguments;
-  for (std::string& a : copy) argv.push_back(a.data());
+  std::vector<std::string> merged = merge_selection_arguments(arguments);
+  for (std::string& a : merged) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execv(program.c_str(), argv.data());
   return program + ": cannot run: " + std::strerror(errno);

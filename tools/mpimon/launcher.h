@@ -1,6 +1,8 @@
-// `mpimon run`: mpirun with our component folder first in Open MPI's component path.
+// `mpimon run`: mpirun with our components loaded and Open MPI's own monitoring
+// components excluded (component_selection.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,9 +11,8 @@ namespace mpimon::tools {
 // Where our plugins are: $MPIMON_PLUGIN_DIR, else <folder of this executable>/../lib/mpimon.
 std::string plugin_directory();
 
-// "<plugins>:SYS_DEFAULT:USER_DEFAULT", keeping Open MPI's own folders (without them
-// every other framework would lose its components).
-std::string component_path(const std::string& plugins);
+// This process's value of an environment variable (nullopt when unset).
+std::optional<std::string> current_environment(const std::string& name);
 
 // Replaces this process with mpirun (returns only on failure, with the reason).
 std::string exec_mpirun(const std::vector<std::string>& mpirun_arguments);

@@ -3,7 +3,7 @@
 // and info objects usable before MPI_Init.
 #include <atomic>
 #include <cstring>
-#include <ompi_config.h>
+#include "ompi_series.h"
 extern "C" {
 #include <ompi/info/info.h>
 #include <opal/mca/base/mca_base_var.h>
@@ -115,8 +115,8 @@ int every_object_hint(MPI_Info info, bool* every) {
   // opal_info_get: the object may come from MPI_Info_create or from make_info.
   char value[8] = {};
   int flag = 0;
-  if (opal_info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, sizeof value - 1,
-                    value, &flag) != OPAL_SUCCESS)
+  if (mpimon::ompi_series::info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, value,
+                               sizeof value, &flag) != OPAL_SUCCESS)
     return MPI_T_ERR_INVALID;
   *every = flag && std::strcmp(value, "true") == 0;
   return MPI_SUCCESS;
@@ -134,8 +134,7 @@ int element_enum(EventType& type, MPI_T_enum* out) {
         values.push_back({static_cast<int>(i), type.elements[i].name.c_str()});
       values.push_back({0, nullptr});
       mca_base_var_enum_t* created = nullptr;
-      if (mca_base_var_enum_create(type.name.c_str(), values.data(), &created) != OPAL_SUCCESS)
-        return MPI_T_ERR_MEMORY;
+      if (mca_base_var_enum_create(type.name.c_str(), values.data(), &created) != OPAL_SUCCESS) return MPI_T_ERR_MEMORY;
       // Kept for the life of the process (copies the strings), like the type itself.
       type.element_enum.store(created, std::memory_order_release);
       existing = created;
@@ -163,7 +162,7 @@ int mpimon_events_test_info_get(MPI_Info info, const char* key, char* value, int
   if (info == MPI_INFO_NULL || key == nullptr || value == nullptr || value_len < 1) return 0;
   int flag = 0;
   auto* object = reinterpret_cast<ompi_info_t*>(info);
-  if (opal_info_get(&object->super, key, value_len - 1, value, &flag) != OPAL_SUCCESS) return 0;
+  if (mpimon::ompi_series::info_get(&object->super, key, value, value_len, &flag) != OPAL_SUCCESS) return 0;
   return flag ? 1 : 0;
 }
 

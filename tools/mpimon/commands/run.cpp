@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "component_selection.h"
 #include "launcher.h"
 #include "commands/subcommand.h"
 
@@ -11,7 +12,7 @@ namespace mpimon::tools {
 
 Subcommand add_run_command(CLI::App& mpimon) {
   auto arguments = std::make_shared<std::vector<std::string>>();
-  CLI::App* run = mpimon.add_subcommand("run", "run mpirun with mpimon's components first (mpimon run -- -np 4 ./app)");
+  CLI::App* run = mpimon.add_subcommand("run", "run mpirun with mpimon's components (mpimon run -- -np 4 ./app)");
   run->add_option("mpirun_arguments", *arguments, "arguments passed to mpirun")->required();
   run->prefix_command();
   return {run, [arguments] {
@@ -22,9 +23,11 @@ Subcommand add_run_command(CLI::App& mpimon) {
 }
 
 Subcommand add_env_command(CLI::App& mpimon) {
-  CLI::App* env = mpimon.add_subcommand("env", "print the shell export that `mpimon run` sets");
+  CLI::App* env = mpimon.add_subcommand(
+      "env", "print the shell exports that `mpimon run` sets (eval \"$(mpimon env)\": then plain mpirun monitors)");
   return {env, [] {
-            std::cout << "export OMPI_MCA_mca_base_component_path=" << component_path(plugin_directory()) << '\n';
+            for (const auto& [name, value] : job_environment(plugin_directory(), current_environment))
+              std::cout << "export " << name << "='" << value << "'\n";
             return 0;
           }};
 }

@@ -1,5 +1,5 @@
-// Registration and selection of our COLL component. Active when the PML layer is (it
-// registers pml_monitoring_enable and gates all layers): every communicator then gets
+// Registration and selection of our COLL component. Active when the PML layer is (the
+// PML layer gates all layers; runtime/settings_registration_ompi.h): every communicator then gets
 // our module at priority 100, the highest Open MPI allows, so it is enabled last.
 #include "coll_monitoring.h"
 
@@ -11,6 +11,7 @@
 #include "runtime/component_version.h"
 #include "live/pvars.h"
 #include "runtime/runtime.h"
+#include "runtime/settings_registration_ompi.h"
 
 namespace {
 
@@ -21,8 +22,8 @@ mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) mca_coll_base_component_2_0_0_t mca_coll_monitoring_component = {
-    .collm_version = MPIMON_COMPONENT_VERSION(MCA_COLL_BASE_VERSION_2_0_0, nullptr, nullptr, component_register),
+__attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE mca_coll_mpimon_component = {
+    .collm_version = MPIMON_COMPONENT_VERSION(MPIMON_COLL_BASE_VERSION, nullptr, nullptr, component_register),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,
@@ -63,18 +64,21 @@ void register_class_variables() {
     const char* description;
     ClassVariable variable;
   } table[] = {
-      {"o2a_count", "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
+      {"o2a_count",
+       "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
        {CollectiveClass::one_to_all, false}},
-      {"a2o_count", "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
+      {"a2o_count",
+       "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
        {CollectiveClass::all_to_one, false}},
-      {"a2a_count", "Number of all-to-all collectives this process sent in (mpimon)",
+      {"a2a_count",
+       "Number of all-to-all collectives this process sent in (mpimon)",
        {CollectiveClass::all_to_all, false}},
       {"o2a_size", "Bytes this process sent in one-to-all collectives (mpimon)", {CollectiveClass::one_to_all, true}},
       {"a2o_size", "Bytes this process sent in all-to-one collectives (mpimon)", {CollectiveClass::all_to_one, true}},
       {"a2a_size", "Bytes this process sent in all-to-all collectives (mpimon)", {CollectiveClass::all_to_all, true}},
   };
   for (const auto& row : table) {
-    mca_base_pvar_register("ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4,
+    mca_base_pvar_register("ompi", "coll", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4,
                            row.variable.bytes ? MCA_BASE_PVAR_CLASS_AGGREGATE : MCA_BASE_PVAR_CLASS_COUNTER,
                            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr, MPI_T_BIND_MPI_COMM,
                            MCA_BASE_PVAR_FLAG_READONLY, read_class_variable, nullptr, notify_class_variable,
@@ -97,14 +101,18 @@ int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   const mpimon::NbcKindTotals all = totals.sum();
   const double seconds_per_tick = tracker.clock().seconds_per_tick();
   switch (which) {
-    case NbcVariable::overlap: *static_cast<double*>(value) = totals.byte_weighted_overlap(); break;
+    case NbcVariable::overlap:
+      *static_cast<double*>(value) = totals.byte_weighted_overlap();
+      break;
     case NbcVariable::blocked_time:
       *static_cast<double*>(value) = static_cast<double>(all.blocked_ticks) * seconds_per_tick;
       break;
     case NbcVariable::duration:
       *static_cast<double*>(value) = static_cast<double>(all.duration_ticks) * seconds_per_tick;
       break;
-    case NbcVariable::calls: *static_cast<unsigned long long*>(value) = all.calls; break;
+    case NbcVariable::calls:
+      *static_cast<unsigned long long*>(value) = all.calls;
+      break;
   }
   return OMPI_SUCCESS;
 }
@@ -132,7 +140,7 @@ void register_nbc_variables() {
   };
   for (const auto& row : table) {
     mca_base_pvar_register(
-        "ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4, row.klass,
+        "ompi", "coll", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4, row.klass,
         row.variable == NbcVariable::calls ? MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG : MCA_BASE_VAR_TYPE_DOUBLE, nullptr,
         MPI_T_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY, read_nbc_variable, nullptr, notify_class_variable,
         reinterpret_cast<void*>(static_cast<uintptr_t>(row.variable)));
@@ -140,6 +148,7 @@ void register_nbc_variables() {
 }
 
 int component_register() {
+  mpimon::register_settings();  // when our PML was left out: see comm_query
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
@@ -169,14 +178,17 @@ bool layer_active() {
     // The runtime calls dump_communicators at MPI_Finalize, and the events library keeps
     // writing our listening flags as long as tools allocate and free handles (also after
     // MPI_Finalize): our code and data must stay loaded.
-    mca_base_component_repository_retain_component("coll", "monitoring");
+    mca_base_component_repository_retain_component("coll", MPIMON_COMPONENT_NAME);
     return true;
   }();
   return started && mpimon::coll::recording_now();  // not on our own private communicator
 }
 
 mca_coll_base_module_t* comm_query(ompi_communicator_t*, int* priority) {
-  if (!layer_active()) return nullptr;
+  if (!layer_active()) {
+    mpimon::warn_pml_left_out();  // the first communicator comes after PML selection
+    return nullptr;
+  }
   *priority = 100;  // the maximum: enabled after every other module
   return mpimon::coll::new_module();
 }

@@ -48,9 +48,9 @@ int component_finalize();
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_monitoring_component = {
-    .osc_version = MPIMON_COMPONENT_VERSION(OMPI_OSC_BASE_VERSION_3_0_0, component_open, component_close,
-                                            component_register),
+__attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_mpimon_component = {
+    .osc_version =
+        MPIMON_COMPONENT_VERSION(MPIMON_OSC_BASE_VERSION, component_open, component_close, component_register),
     .osc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .osc_init = component_init,
     .osc_query = component_query,
@@ -172,7 +172,7 @@ void register_sync_variables() {
        false, SyncMetric::wait_counts},
   };
   for (const Variable& v : variables)
-    mca_base_pvar_register("ompi", "osc", "monitoring", v.name, v.description, OPAL_INFO_LVL_4,
+    mca_base_pvar_register("ompi", "osc", MPIMON_VARIABLES_NAME, v.name, v.description, OPAL_INFO_LVL_4,
                            v.timer ? MCA_BASE_PVAR_CLASS_TIMER : MCA_BASE_PVAR_CLASS_COUNTER,
                            v.timer ? MCA_BASE_VAR_TYPE_DOUBLE : MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
                            MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
@@ -188,29 +188,33 @@ int component_register() {
   // Off by default: timing costs two clock reads per synchronisation call, which would
   // double the monitoring cost of a lock/put/unlock epoch (bench/osc_overhead.sh).
   static const mpimon::IntParameter sync_timing_parameter{
-      "sync_timing", "osc_monitoring_sync_timing",
+      "sync_timing",
+      "osc_monitoring_sync_timing",
       "Time the one-sided synchronisation calls per window (mpimon): 1 count each call and the time "
       "spent inside it (osc_monitoring_sync_* performance variables, '# SYNC' lines of the .prof files, "
       "window_sync lines of the job file); 0 (default) do not time them (traffic is still counted)",
-      "0 off, 1 on", 0, 1};
+      "0 off, 1 on",
+      0,
+      1};
   std::string warning;
-  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, sync_timing_parameter, sync_timing,
-                                 warning);
+  mpimon::register_int_parameter("osc", sync_timing_parameter, sync_timing, warning);
   if (!warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
   static const mpimon::IntParameter wait_states_parameter{
-      "wait_states", "osc_monitoring_wait_states",
+      "wait_states",
+      "osc_monitoring_wait_states",
       "Detect RMA wait states while the job runs (mpimon): 1 late post, early transfer, early wait, late complete, "
       "wait at fence, early fence and lock competition per window, with who made whom wait "
       "(osc_monitoring_wait_time / _wait_count performance variables, mpimon_osc_wait_state events, '# WAIT' lines, "
       "wait_state lines of the job file); implies osc_monitoring_sync_timing 1; 0 (default) off",
-      "0 or 1", 0, 1};
+      "0 or 1",
+      0,
+      1};
   warning.clear();
-  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, wait_states_parameter, wait_states,
-                                 warning);
+  mpimon::register_int_parameter("osc", wait_states_parameter, wait_states, warning);
   if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
   testing_clock_text = nullptr;
-  mca_base_component_var_register(
-      &mca_osc_monitoring_component.osc_version, "wait_states_testing_clock_offset",
+  mpimon::register_monitoring_variable(
+      "osc", "wait_states_testing_clock_offset",
       "TESTING ONLY (mpimon): shift the clock of some processes as if their host's clock were off, to check that "
       "wait states correct clock offsets: <seconds>:<world ranks, comma-separated> (those ranks also form a clock "
       "domain of their own) or <seconds>:host=<host name>; empty (default): no shift",
@@ -228,11 +232,10 @@ int component_register() {
   }
   using mpimon::Category;
   using mpimon::pvars::Metric;
-  mpimon::pvars::register_peer_variables("osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)",
-                                         Category::osc_sent);
-  mpimon::pvars::register_peer_variables("osc", "messages_recv",
-                                         "one-sided operations receiving data (get, fetching atomics, ...)",
-                                         Category::osc_recv);
+  mpimon::pvars::register_peer_variables(
+      "osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)", Category::osc_sent);
+  mpimon::pvars::register_peer_variables(
+      "osc", "messages_recv", "one-sided operations receiving data (get, fetching atomics, ...)", Category::osc_recv);
   register_sync_variables();
   return OMPI_SUCCESS;
 }
@@ -286,7 +289,7 @@ int component_init(bool, bool) {
   mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing != 0, start_wait_states(runtime));
   runtime.add_dump_provider(dump_windows);
   // Our code must stay loaded as long as the runtime may call dump_windows.
-  mca_base_component_repository_retain_component("osc", "monitoring");
+  mca_base_component_repository_retain_component("osc", MPIMON_COMPONENT_NAME);
   return OMPI_SUCCESS;
 }
 
@@ -303,8 +306,12 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
   int best_priority = -1;
   mca_base_component_list_item_t* item;
   OPAL_LIST_FOREACH(item, &ompi_osc_base_framework.framework_components, mca_base_component_list_item_t) {
-    auto* component = reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
-    if (component == &mca_osc_monitoring_component) continue;
+    auto* component =
+        reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
+    // Never ourselves, nor Open MPI's own monitoring wrapper when nobody excluded it.
+    if (component == &mca_osc_mpimon_component ||
+        std::strcmp(component->osc_version.mca_component_name, "monitoring") == 0)
+      continue;
     const int priority = component->osc_query(win, base, size, disp_unit, comm, info, flavor);
     if (priority < 0) {
       // As Open MPI does: a shared window that cannot be shared fails with this code.

@@ -17,20 +17,27 @@
 namespace mpimon {
 
 struct IntParameter {
-  const char* variable;     // the component's variable, e.g. "enable"
-  const char* full_name;    // what the warning names, e.g. "pml_monitoring_enable"
-  const char* description;  // ompi_info's help text
-  const char* valid_values; // for the warning, e.g. "0 or 1"
-  int default_value = 0;    // also the value used for invalid text
-  int max = INT_MAX;        // the largest valid value (the smallest is 0)
+  const char* variable;      // the component's variable, e.g. "enable"
+  const char* full_name;     // what the warning names, e.g. "pml_monitoring_enable"
+  const char* description;   // ompi_info's help text
+  const char* valid_values;  // for the warning, e.g. "0 or 1"
+  int default_value = 0;     // also the value used for invalid text
+  int max = INT_MAX;         // the largest valid value (the smallest is 0)
   mca_base_var_info_lvl_t info_level = OPAL_INFO_LVL_4;
 };
 
-// Registers `parameter` for `component` with `storage` (Open MPI keeps writing the
+// Registers <framework>_monitoring_<variable> (Open MPI's names, component_version.h),
+// as mca_base_component_var_register would for a component named "monitoring", but not
+// in our component's group: closing one of our components never deregisters it.
+int register_monitoring_variable(const char* framework, const char* variable, const char* description,
+                                 mca_base_var_type_t type, mca_base_var_enum_t* enumerator, int bind,
+                                 mca_base_var_flag_t flags, mca_base_var_info_lvl_t info_level,
+                                 mca_base_var_scope_t scope, void* storage);
+
+// Registers `parameter` for `framework` (as register_monitoring_variable) with `storage` (Open MPI keeps writing the
 // registered value there) and returns the value. Invalid text (not a decimal integer in
 // 0..max) gives the default and, in `warning`, one line naming the parameter, the text
 // and the valid values.
-int register_int_parameter(const mca_base_component_t* component, const IntParameter& parameter, int& storage,
-                           std::string& warning);
+int register_int_parameter(const char* framework, const IntParameter& parameter, int& storage, std::string& warning);
 
 }  // namespace mpimon

@@ -1,0 +1,67 @@
+// Open MPI 5.0 series: what differs from 4.1 in the internals our components touch
+// (docs/open-mpi-5.md, "One source tree"). CMake puts this folder on the include path
+// when it finds a 5.0.x Open MPI, and include/ here (only the headers that installation
+// lacks, plus event.h's wrapper) before Open MPI's own. ompi-4.1/ompi_series.h declares
+// the same names. Included by ompi_glue.h, first.
+#pragma once
+
+#include <ompi_config.h>
+
+#include <cstddef>
+#include <cstdint>
+
+// These opal/mca/base headers lack extern "C" (in 4.1.4 and 5.0.7); the first inclusion
+// decides the linkage, so they come first, here.
+extern "C" {
+#include <opal/mca/base/mca_base_framework.h>
+#include <opal/mca/base/mca_base_pvar.h>
+#include <opal/mca/base/mca_base_var_enum.h>
+#include <opal/mca/base/mca_base_var_group.h>
+}
+#include <opal/class/opal_hash_table.h>
+#include <opal/mca/threads/thread_usage.h>
+
+// 5.0.x's communicator.h (ompi_comm_lookup_cid) passes a void* where this function takes
+// a void**, which C++ rejects; this overload (C++ linkage, so no clash with Open MPI's C
+// function) takes the void* and calls the real one.
+inline int opal_hash_table_get_value_ptr(opal_hash_table_t* table, const void* key, size_t key_size, void* value) {
+  return opal_hash_table_get_value_ptr(table, key, key_size, static_cast<void**>(value));
+}
+
+#include <ompi/communicator/communicator.h>
+#include <opal/util/info.h>
+
+#include <cstring>
+
+// Component structs and the version stamps of the frameworks' APIs (macros: they expand
+// to several designated initializers). 5.0: PML 2.1.0 (revoke_comm, get_transports),
+// COLL 2.4.0 (agree/iagree, checked exactly by coll base), OSC unchanged.
+#define MPIMON_PML_COMPONENT_TYPE mca_pml_base_component_2_1_0_t
+#define MPIMON_PML_BASE_VERSION MCA_PML_BASE_VERSION_2_1_0
+#define MPIMON_COLL_COMPONENT_TYPE mca_coll_base_component_2_4_0_t
+#define MPIMON_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
+#define MPIMON_OSC_BASE_VERSION OMPI_OSC_BASE_VERSION_3_0_0
+
+namespace mpimon::ompi_series {
+
+inline constexpr const char* kName = "5.0";
+
+// A communicator's context id: small, unique among this process's live communicators.
+// 5.0's c_contextid is a 128-bit extended id; c_index is the index of the communicator
+// table (what 4.1's c_contextid was, and what the PMLs use locally).
+inline uint32_t local_context_id(const ompi_communicator_t* comm) { return comm->c_index; }
+
+// The value of `key` in an info object, as text into value[0 .. length - 1] (cut to fit,
+// always terminated); *found tells whether the key exists. 5.0 hands out a reference
+// counted string instead of filling a buffer.
+inline int info_get(opal_info_t* info, const char* key, char* value, int length, int* found) {
+  opal_cstring_t* text = nullptr;
+  const int rc = opal_info_get(info, key, &text, found);
+  if (rc != OPAL_SUCCESS || !*found || text == nullptr) return rc;
+  std::strncpy(value, text->string, static_cast<size_t>(length) - 1);
+  value[length - 1] = '\0';
+  OBJ_RELEASE(text);
+  return rc;
+}
+
+}  // namespace mpimon::ompi_series

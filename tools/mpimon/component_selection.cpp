@@ -1,0 +1,77 @@
+#include "component_selection.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace mpimon::tools {
+
+namespace {
+
+constexpr const char* kOurs = "mpimon";
+constexpr const char* kOpenMpis = "monitoring";
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
+  return text;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& name) {
+  return std::find(items.begin(), items.end(), name) != items.end();
+}
+
+}  // namespace
+
+std::string merge_selection(const std::string& user_selection) {
+  std::string selection = user_selection;
+  selection.erase(0, selection.find_first_not_of(" \t"));
+  if (selection.empty()) return std::string("^") + kOpenMpis;
+  if (selection[0] == '^') {
+    std::vector<std::string> excluded = split_list(selection.substr(1));
+    if (contains(excluded, kOurs)) return selection;  // ours excluded on purpose
+    if (!contains(excluded, kOpenMpis)) excluded.push_back(kOpenMpis);
+    return "^" + join_list(excluded);
+  }
+  std::vector<std::string> included;
+  for (const std::string& item : split_list(selection)) {
+    const std::string name = item == kOpenMpis ? kOurs : item;
+    if (!contains(included, name)) included.push_back(name);
+  }
+  if (!contains(included, kOurs)) included.push_back(kOurs);
+  return join_list(included);
+}
+
+std::vector<std::pair<std::string, std::string>> job_environment(const std::string& plugins,
+                                                                 const EnvironmentLookup& lookup) {
+  std::vector<std::pair<std::string, std::string>> environment;
+  // Our folder first; Open MPI's own folders kept (every other framework needs them).
+  environment.emplace_back("OMPI_MCA_mca_base_component_path", plugins + ":SYS_DEFAULT:USER_DEFAULT");
+  for (const std::string& framework : monitored_frameworks()) {
+    const std::string name = "OMPI_MCA_" + framework;
+    environment.emplace_back(name, merge_selection(lookup(name).value_or("")));
+  }
+  // Open MPI 5's external PMIx reads the component path too and complains, in every
+  // rank, about each file there that is not one of its own plugins ("bad prefix").
+  environment.emplace_back("PMIX_MCA_mca_base_component_show_load_errors", "0");
+  return environment;
+}
+
+std::vector<std::string> merge_selection_arguments(std::vector<std::string> arguments) {
+  for (size_t i = 0; i + 2 < arguments.size(); ++i) {
+    const std::string& option = arguments[i];
+    if (option != "--mca" && option != "-mca" && option != "--gmca" && option != "-gmca") continue;
+    if (contains(monitored_frameworks(), arguments[i + 1])) arguments[i + 2] = merge_selection(arguments[i + 2]);
+    i += 2;
+  }
+  return arguments;
+}
+
+}  // namespace mpimon::tools

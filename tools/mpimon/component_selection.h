@@ -1,0 +1,44 @@
+// Which components Open MPI loads for a monitored job (docs/open-mpi-5.md, "Loading").
+//
+// Our components are named "mpimon" (mca_pml_mpimon.so, ...) and loaded from our plugin
+// folder; Open MPI's own "monitoring" components are excluded (their variables have the
+// names ours register, and closing them would take ours away). A user's own selection of
+// a framework is merged, never dropped:
+//   (none)            -> ^monitoring
+//   ^ucx              -> ^ucx,monitoring
+//   ob1               -> ob1,mpimon
+//   ob1,monitoring    -> ob1,mpimon           (Open MPI's docs' way to name monitoring)
+//   ^mpimon,...       -> kept as it is        (the user excluded ours on purpose)
+// Pure: no Open MPI, no environment access (the launcher, `mpimon env` and the tests
+// pass what they read).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mpimon::tools {
+
+// The frameworks where our components take part.
+inline const std::vector<std::string>& monitored_frameworks() {
+  static const std::vector<std::string> frameworks{"pml", "coll", "osc"};
+  return frameworks;
+}
+
+// A framework selection (the value of --mca pml ..., OMPI_MCA_pml) merged as above.
+std::string merge_selection(const std::string& user_selection);
+
+// The environment a monitored job needs: (name, value) pairs. `plugins`: our plugin
+// folder; `lookup` gives the caller's current value of a variable (nullopt when unset),
+// so that a user's own OMPI_MCA_pml / _coll / _osc is merged.
+using EnvironmentLookup = std::function<std::optional<std::string>(const std::string& name)>;
+std::vector<std::pair<std::string, std::string>> job_environment(const std::string& plugins,
+                                                                 const EnvironmentLookup& lookup);
+
+// mpirun's arguments with every --mca/-mca/-gmca/--gmca <framework> <selection> of a
+// monitored framework merged as above (an mpirun command line overrides the environment).
+std::vector<std::string> merge_selection_arguments(std::vector<std::string> arguments);
+
+}  // namespace mpimon::tools
