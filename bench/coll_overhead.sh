@@ -15,7 +15,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
 plugins="$build/lib/mpimon"
 command -v valgrind >/dev/null || { echo "coll_overhead.sh: valgrind is not installed" >&2; exit 2; }
-[ -f "$plugins/mca_coll_monitoring.so" ] || { echo "coll_overhead.sh: no $plugins/mca_coll_monitoring.so (build first)" >&2; exit 2; }
+[ -f "$plugins/mca_coll_mpimon.so" ] || { echo "coll_overhead.sh: no $plugins/mca_coll_mpimon.so (build first)" >&2; exit 2; }
 cmake --build "$build" --target mpimon_bench_allreduce >/dev/null
 exe="$build/bin/mpimon_bench_allreduce"
 distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_coll_monitoring.so | head -1)")
@@ -43,8 +43,8 @@ run() {  # config K -> callgrind file
   local config=$1 k=$2 out="$work/$1.$2.out"
   local -a env_path=() level=(--mca pml_monitoring_enable 2)
   case $config in
-    none) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT"); level=(--mca pml_monitoring_enable 0) ;;
-    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT") ;;
+    none) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT" OMPI_MCA_pml=^monitoring OMPI_MCA_coll=^monitoring OMPI_MCA_osc=^monitoring); level=(--mca pml_monitoring_enable 0) ;;
+    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT" OMPI_MCA_pml=^monitoring OMPI_MCA_coll=^monitoring OMPI_MCA_osc=^monitoring) ;;
     distro) ;;
   esac
   env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 --mca btl self,vader "${level[@]}" \

@@ -19,6 +19,11 @@ builddir_arg=${1:-$here/../build}
 builddir=$(cd "$builddir_arg" && pwd)
 plugindir=$builddir/lib/mpimon
 
+# What a job with our components needs besides our folder in the component path (as
+# `mpimon run` sets it: Open MPI's own monitoring components excluded; docs/open-mpi-5.md).
+ours_selection=("OMPI_MCA_pml=^monitoring" "OMPI_MCA_coll=^monitoring" "OMPI_MCA_osc=^monitoring"
+  "PMIX_MCA_mca_base_component_show_load_errors=0")
+
 # Comparable runs: nothing from the caller's Open MPI settings; what root and
 # oversubscription on these machines need.
 clean_mpi_environment() {

@@ -61,7 +61,7 @@ if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_events mpimon_b
   die "building the benchmark targets failed (output above)"
 fi
 exe=$builddir/bin/mpimon_bench_events
-noevents=$builddir/bench/lib-pml-noevents/mca_pml_monitoring.so
+noevents=$builddir/bench/lib-pml-noevents/mca_pml_mpimon.so
 [[ -x $exe && -f $noevents ]] || die "missing $exe or $noevents after the build"
 ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p' | head -n1)
 
@@ -74,7 +74,7 @@ snapshot_plugins "$work"
 # The same plugins, with the PML plugin built without the events check.
 noevents_dir=$work/lib-mpimon-noevents
 cp -a "$snapdir" "$noevents_dir"
-cp "$noevents" "$noevents_dir/mca_pml_monitoring.so"
+cp "$noevents" "$noevents_dir/mca_pml_mpimon.so"
 cp -p "$exe" "$work/mpimon_bench_events"
 exe=$work/mpimon_bench_events
 
@@ -85,11 +85,11 @@ run_one() {
   local -a envs=(env -u OMPI_MCA_mca_base_component_path)
   local enable=2 mode=idle
   case $config in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); enable=0; mode=plain ;;
+    none) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT" "${ours_selection[@]}"); enable=0; mode=plain ;;
     distro) mode=plain ;;
-    compiled-out) envs+=("OMPI_MCA_mca_base_component_path=$noevents_dir:SYS_DEFAULT:USER_DEFAULT") ;;
-    idle) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
-    one | empty | buffered) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); mode=$config ;;
+    compiled-out) envs+=("OMPI_MCA_mca_base_component_path=$noevents_dir:SYS_DEFAULT:USER_DEFAULT" "${ours_selection[@]}") ;;
+    idle) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT" "${ours_selection[@]}") ;;
+    one | empty | buffered) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT" "${ours_selection[@]}"); mode=$config ;;
   esac
   rm -f "$out"
   local rc=0
@@ -105,8 +105,8 @@ run_one() {
   case $config in
     none) ! grep -q 'mca_pml_monitoring' <<<"$objs" || die "config none ran a monitoring component" ;;
     distro) grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qv "$work" || die "config distro: Debian's component did not run" ;;
-    compiled-out) grep -qxF "$noevents_dir/mca_pml_monitoring.so" <<<"$objs" || die "config compiled-out: the events-less plugin did not run" ;;
-    *) grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
+    compiled-out) grep -qxF "$noevents_dir/mca_pml_mpimon.so" <<<"$objs" || die "config compiled-out: the events-less plugin did not run" ;;
+    *) grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
   esac
   local total
   total=$(callgrind_total "$out")

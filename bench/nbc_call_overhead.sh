@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 command -v valgrind >/dev/null || die "valgrind is not installed"
-[[ -f $plugindir/mca_coll_monitoring.so ]] || die "no $plugindir/mca_coll_monitoring.so (build first)"
+[[ -f $plugindir/mca_coll_mpimon.so ]] || die "no $plugindir/mca_coll_mpimon.so (build first)"
 cmake --build "$builddir" --target mpimon_bench_nbc >/dev/null || die "cannot build mpimon_bench_nbc"
 exe=$builddir/bin/mpimon_bench_nbc
 distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_coll_monitoring.so | head -1)")
@@ -40,8 +40,8 @@ run() {  # config kind K -> callgrind file
   local config=$1 kind=$2 k=$3 out="$work/$1.$2.$3.out"
   local -a env_path=() level=(--mca pml_monitoring_enable 2)
   case $config in
-    none) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"); level=(--mca pml_monitoring_enable 0) ;;
-    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
+    none) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT" OMPI_MCA_pml=^monitoring OMPI_MCA_coll=^monitoring OMPI_MCA_osc=^monitoring); level=(--mca pml_monitoring_enable 0) ;;
+    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT" OMPI_MCA_pml=^monitoring OMPI_MCA_coll=^monitoring OMPI_MCA_osc=^monitoring) ;;
     distro) ;;
   esac
   env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 --mca btl self,vader --mca mpi_yield_when_idle 1 \

@@ -82,7 +82,7 @@ valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind
 
 clean_mpi_environment
 
-for f in mca_osc_monitoring.so mca_pml_monitoring.so libmpimon_monitoring.so; do
+for f in mca_osc_mpimon.so mca_pml_mpimon.so libmpimon_monitoring.so; do
   [[ -f $plugindir/$f ]] || die "$plugindir/$f is missing: build mpimon first ('cmake --build $builddir')"
 done
 ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
@@ -204,11 +204,11 @@ config_options() { # CONFIG
   extra=()
   enable=2
   case $1 in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}"); enable=0 ;;
     distro) ;;
-    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
-    mpimon-timing) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_sync_timing 1) ;;
-    mpimon-waits) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_wait_states 1) ;;
+    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}") ;;
+    mpimon-timing) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}"); extra=(--mca osc_monitoring_sync_timing 1) ;;
+    mpimon-waits) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}"); extra=(--mca osc_monitoring_wait_states 1) ;;
   esac
 }
 
@@ -234,13 +234,13 @@ run_one() {
   # The callgrind file names every object that executed code inside the measured calls.
   local objs ours_seen=0 distro_seen=0
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
-  grep -qxF "$snapdir/mca_osc_monitoring.so" <<<"$objs" && ours_seen=1
-  grep -E '/mca_osc_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_osc_monitoring.so" && distro_seen=1
+  grep -qxF "$snapdir/mca_osc_mpimon.so" <<<"$objs" && ours_seen=1
+  grep -qE '/mca_osc_monitoring\.so$' <<<"$objs" && distro_seen=1
   case $config:$ours_seen:$distro_seen in
     none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-timing:1:0 | mpimon-waits:1:0) ;;
     none:*) die "config 'none' ran an OSC monitoring component inside the measured calls (pml_monitoring_enable 0 should disable it)" ;;
     distro:*) die "config 'distro': Debian's osc/monitoring did not run inside the measured calls (ours=$ours_seen)" ;;
-    mpimon*) die "config '$config': our $plugindir/mca_osc_monitoring.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: monitoring'" ;;
+    mpimon*) die "config '$config': our $plugindir/mca_osc_mpimon.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: mpimon'" ;;
   esac
 
   local total lock put unlock self=0

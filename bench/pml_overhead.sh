@@ -56,8 +56,8 @@ valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind
 
 clean_mpi_environment
 
-[[ -f $plugindir/mca_pml_monitoring.so ]] ||
-  die "our PML plugin $plugindir/mca_pml_monitoring.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
+[[ -f $plugindir/mca_pml_mpimon.so ]] ||
+  die "our PML plugin $plugindir/mca_pml_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
 ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
   die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
 ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
@@ -102,9 +102,9 @@ run_one() {
   local -a envs=(env -u OMPI_MCA_mca_base_component_path)
   local enable=2
   case $config in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}"); enable=0 ;;
     distro) ;;
-    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
+    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path" "${ours_selection[@]}") ;;
   esac
   rm -f "$out"
   local rc=0
@@ -124,13 +124,13 @@ run_one() {
   # The callgrind file names every object that executed code inside MPI_Isend.
   local objs ours_seen=0 distro_seen=0
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
-  grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" && ours_seen=1
-  grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_pml_monitoring.so" && distro_seen=1
+  grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" && ours_seen=1
+  grep -qE '/mca_pml_monitoring\.so$' <<<"$objs" && distro_seen=1
   case $config:$ours_seen:$distro_seen in
     none:0:0 | distro:0:1 | mpimon:1:0) ;;
     none:*) die "config 'none' ran a monitoring component inside MPI_Isend (pml_monitoring_enable 0 should disable it)" ;;
     distro:*) die "config 'distro': Debian's pml/monitoring did not run inside MPI_Isend (ours=$ours_seen)" ;;
-    mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_monitoring.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: monitoring'" ;;
+    mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_mpimon.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: mpimon'" ;;
   esac
 
   local total
