@@ -48,8 +48,13 @@ find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
 set(MPIMON_OMPI_ADAPTER_DIR
   ${CMAKE_SOURCE_DIR}/ompi/mca/common/monitoring/runtime/ompi-${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR})
 set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
+set(MPIMON_PMIX_COMPONENT_DIR "")
 if(MPIMON_OMPI_SERIES EQUAL 50)
   pkg_check_modules(PMIX REQUIRED pmix)
+  # PMIx's own plugin folder: a job with our component path names it to PMIx, which
+  # otherwise reads Open MPI's path too and complains in every rank (docs/open-mpi-5.md).
+  pkg_get_variable(_pmix_libdir pmix libdir)
+  set(MPIMON_PMIX_COMPONENT_DIR "${_pmix_libdir}/pmix")
   # Only the stand-ins for headers this installation really lacks (a later package may
   # ship them), first on the path; event.h's wrapper always (it fixes the installed one).
   set(MPIMON_OMPI_COMPAT_DIR ${CMAKE_BINARY_DIR}/ompi-compat)

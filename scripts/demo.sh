@@ -7,7 +7,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_BUILD_DIR:-$here/build}"
 "$here/scripts/setup.sh"
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 out="$build/demo"
 rm -rf "$out" && mkdir -p "$out"
 echo "== mpimon run -- -np 8 mpimon_example (ring, binary-tree reduce, 2-D halo)"

@@ -9,7 +9,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_OMPI5_BUILD_DIR:-$here/build-ompi5}"
 [ "${MPIMON_IN_DEBIAN13_ROOT:-}" = 1 ] || echo "test-ompi5.sh: not inside scripts/debian13-root.sh; using this machine's Open MPI" >&2
 echo "test-ompi5.sh: $(ompi_info --version 2>/dev/null | head -n 1)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 start=$SECONDS
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # What the tests below start (their add_dependencies pull the plugins, tools and programs).

@@ -47,6 +47,15 @@ TEST(ComponentSelection, EnvironmentMergesTheCallersSelections) {
   EXPECT_EQ(got.at("PMIX_MCA_mca_base_component_show_load_errors"), "0");
 }
 
+TEST(ComponentSelection, ParameterFileSetsWhatTheEnvironmentSetsWithoutMerging) {
+  const std::string file = mca_parameter_file("/plugins");
+  EXPECT_NE(file.find("\nmca_base_component_path = /plugins:SYS_DEFAULT:USER_DEFAULT\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("\npml = ^monitoring\ncoll = ^monitoring\nosc = ^monitoring\n"), std::string::npos) << file;
+  // PMIx's variable cannot be set in Open MPI's parameter file: named in a comment only.
+  EXPECT_NE(file.find("\n#   export PMIX_MCA_mca_base_component_show_load_errors=0\n"), std::string::npos) << file;
+  EXPECT_EQ(file.find("\nPMIX"), std::string::npos) << file;
+}
+
 TEST(ComponentSelection, CommandLineSelectionsOfMonitoredFrameworksAreMerged) {
   const std::vector<std::string> in{"-np",   "4",   "--mca",      "pml",   "ob1",  "-mca",       "osc",   "^rdma",
                                     "--mca", "btl", "self,vader", "--mca", "coll", "monitoring", "./app", "--mca"};

@@ -59,9 +59,28 @@ std::vector<std::pair<std::string, std::string>> job_environment(const std::stri
     environment.emplace_back(name, merge_selection(lookup(name).value_or("")));
   }
   // Open MPI 5's external PMIx reads the component path too and complains, in every
-  // rank, about each file there that is not one of its own plugins ("bad prefix").
+  // rank, about each file there that is not one of its own plugins ("bad prefix") and
+  // about SYS_DEFAULT and USER_DEFAULT, which it does not know: its own folder (known
+  // when built against 5.0) keeps it to its own plugins.
   environment.emplace_back("PMIX_MCA_mca_base_component_show_load_errors", "0");
+  if (*MPIMON_PMIX_COMPONENT_DIR != '\0')
+    environment.emplace_back("PMIX_MCA_mca_base_component_path", MPIMON_PMIX_COMPONENT_DIR);
   return environment;
+}
+
+std::string mca_parameter_file(const std::string& plugins) {
+  const std::string prefix = "OMPI_MCA_";
+  std::string file = "# mpimon: loads mpimon's Open MPI components (docs/open-mpi-5.md, \"Loading\").\n"
+                     "# Use: export OMPI_MCA_mca_base_param_files=<this file>\n";
+  std::string others;
+  for (const auto& [name, value] : job_environment(plugins, [](const std::string&) { return std::nullopt; })) {
+    if (name.rfind(prefix, 0) == 0)
+      file += name.substr(prefix.size()) + " = " + value + "\n";
+    else
+      others += "#   export " + name + "=" + value + "\n";
+  }
+  if (!others.empty()) file += "# Not settable here; export in the job's environment too:\n" + others;
+  return file;
 }
 
 std::vector<std::string> merge_selection_arguments(std::vector<std::string> arguments) {

@@ -37,6 +37,12 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const std::st
 std::vector<std::pair<std::string, std::string>> job_environment(const std::string& plugins,
                                                                  const EnvironmentLookup& lookup);
 
+// The same environment as an MCA parameter file (OMPI_MCA_mca_base_param_files=<file>):
+// one "name = value" line per OMPI_MCA_ variable, with nothing merged (a file cannot see
+// the job's own selections; a command-line --mca pml ob1 overrides it). Variables of other
+// prefixes (PMIx's) cannot be set there: they are named in a comment to export.
+std::string mca_parameter_file(const std::string& plugins);
+
 // mpirun's arguments with every --mca/-mca/-gmca/--gmca <framework> <selection> of a
 // monitored framework merged as above (an mpirun command line overrides the environment).
 std::vector<std::string> merge_selection_arguments(std::vector<std::string> arguments);

@@ -25,7 +25,14 @@ Subcommand add_run_command(CLI::App& mpimon) {
 Subcommand add_env_command(CLI::App& mpimon) {
   CLI::App* env = mpimon.add_subcommand(
       "env", "print the shell exports that `mpimon run` sets (eval \"$(mpimon env)\": then plain mpirun monitors)");
-  return {env, [] {
+  auto parameter_file = std::make_shared<bool>(false);
+  env->add_flag("--mca-params", *parameter_file,
+                "print it as an MCA parameter file instead (for OMPI_MCA_mca_base_param_files)");
+  return {env, [parameter_file] {
+            if (*parameter_file) {
+              std::cout << mca_parameter_file(plugin_directory());
+              return 0;
+            }
             for (const auto& [name, value] : job_environment(plugin_directory(), current_environment))
               std::cout << "export " << name << "='" << value << "'\n";
             return 0;

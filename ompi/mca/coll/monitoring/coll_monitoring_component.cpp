@@ -9,6 +9,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "runtime/component_version.h"
+#include "runtime/mca_values_ompi.h"
 #include "live/pvars.h"
 #include "runtime/runtime.h"
 #include "runtime/settings_registration_ompi.h"
@@ -16,6 +17,7 @@
 namespace {
 
 int component_register();
+int component_open();
 int init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 
@@ -23,7 +25,7 @@ mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 
 extern "C" {
 __attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE mca_coll_mpimon_component = {
-    .collm_version = MPIMON_COMPONENT_VERSION(MPIMON_COLL_BASE_VERSION, nullptr, nullptr, component_register),
+    .collm_version = MPIMON_COMPONENT_VERSION(MPIMON_COLL_BASE_VERSION, component_open, nullptr, component_register),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,
@@ -152,6 +154,13 @@ int component_register() {
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
+  return OMPI_SUCCESS;
+}
+
+// After Open MPI 5 closed its own excluded components (mca_values_ompi.h,
+// monitoring_variables_deregistered): our variables again.
+int component_open() {
+  if (mpimon::monitoring_variables_deregistered("coll")) component_register();
   return OMPI_SUCCESS;
 }
 

@@ -185,6 +185,10 @@ char* testing_clock_text = nullptr;  // osc_monitoring_wait_states_testing_clock
 mpimon::wait_states::TestingClockShift testing_clock_shift;
 
 int component_register() {
+  // A second call (component_open) registers again and says nothing again.
+  static bool first_call = true;
+  const bool warn = first_call;
+  first_call = false;
   // Off by default: timing costs two clock reads per synchronisation call, which would
   // double the monitoring cost of a lock/put/unlock epoch (bench/osc_overhead.sh).
   static const mpimon::IntParameter sync_timing_parameter{
@@ -198,7 +202,7 @@ int component_register() {
       1};
   std::string warning;
   mpimon::register_int_parameter("osc", sync_timing_parameter, sync_timing, warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
+  if (warn && !warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
   static const mpimon::IntParameter wait_states_parameter{
       "wait_states",
       "osc_monitoring_wait_states",
@@ -211,7 +215,7 @@ int component_register() {
       1};
   warning.clear();
   mpimon::register_int_parameter("osc", wait_states_parameter, wait_states, warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
+  if (warn && !warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
   testing_clock_text = nullptr;
   mpimon::register_monitoring_variable(
       "osc", "wait_states_testing_clock_offset",
@@ -224,8 +228,8 @@ int component_register() {
     std::string error;
     if (auto shift = mpimon::wait_states::parse_testing_clock_shift(testing_clock_text, error)) {
       testing_clock_shift = *shift;
-    } else {
-      mpimon::warn_once_per_job(std::string("mpimon: invalid value '") + testing_clock_text +
+    } else if (warn) {
+      mpimon::warn_once_per_job(std::string("invalid value '") + testing_clock_text +
                                 "' for MCA parameter osc_monitoring_wait_states_testing_clock_offset (" + error +
                                 "); no clock shift");
     }
@@ -240,7 +244,12 @@ int component_register() {
   return OMPI_SUCCESS;
 }
 
-int component_open() { return OMPI_SUCCESS; }
+// After Open MPI 5 closed its own excluded components (mca_values_ompi.h,
+// monitoring_variables_deregistered): our variables again.
+int component_open() {
+  if (mpimon::monitoring_variables_deregistered("osc")) component_register();
+  return OMPI_SUCCESS;
+}
 int component_close() { return OMPI_SUCCESS; }  // ompi_info opens and closes us: nothing to undo
 
 // ---------------------------------------------------------------------------------------

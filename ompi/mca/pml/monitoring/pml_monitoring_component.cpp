@@ -21,6 +21,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "runtime/component_version.h"
+#include "runtime/mca_values_ompi.h"
 #include "live/pvars.h"
 #include "runtime/runtime.h"
 #include "runtime/settings_registration_ompi.h"
@@ -63,6 +64,9 @@ int component_register() {
 }
 
 int component_open() {
+  // After Open MPI 5 closed its own excluded components (mca_values_ompi.h,
+  // monitoring_variables_deregistered): our variables again.
+  if (mpimon::monitoring_variables_deregistered("pml")) component_register();
   // Selection only considers PMLs named in mca_pml_base_pml (filled with ob1, ucx, ...
   // or the user's --mca pml list): add ourselves when monitoring is on.
   if (Runtime::instance().settings.enable_level > 0)

@@ -23,7 +23,7 @@ int checked_level(const char* parameter, const char* text, int default_value, in
                   const char* valid_values, std::string& warning, int max) {
   if (text == nullptr || *text == '\0') return default_value;
   if (auto v = parse_non_negative(text); v && *v <= max) return *v;
-  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter +
+  warning = std::string("invalid value '") + text + "' for MCA parameter " + parameter +
             " (valid: " + valid_values + "); using " + std::to_string(fallback);
   return fallback;
 }
@@ -63,7 +63,7 @@ double checked_seconds(const char* parameter, const char* text, double default_v
                 maximum);
   char fallback[32];
   std::snprintf(fallback, sizeof fallback, "%g", default_value);
-  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " +
+  warning = std::string("invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " +
             range + "); using " + fallback;
   return default_value;
 }

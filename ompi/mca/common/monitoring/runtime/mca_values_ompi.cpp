@@ -64,6 +64,10 @@ int register_monitoring_variable(const char* framework, const char* variable, co
                                storage);
 }
 
+bool monitoring_variables_deregistered(const char* framework) {
+  return mca_base_var_group_find("ompi", framework, MPIMON_VARIABLES_NAME) < 0;
+}
+
 int register_int_parameter(const char* framework, const IntParameter& parameter, int& storage, std::string& warning) {
   TextCheck check;
   OBJ_CONSTRUCT(&check.base, mca_base_var_enum_t);

@@ -94,7 +94,11 @@ const IntParameter kVerbose{
 }  // namespace
 
 void register_settings() {
-  if (registered) return;
+  // Again when Open MPI deregistered them since (monitoring_variables_deregistered): the
+  // same storage gets the same values; the settings were computed and checked the first
+  // time.
+  if (registered && !monitoring_variables_deregistered("pml")) return;
+  const bool again = registered;
   registered = true;
   filename_text = nullptr;
   static char default_job_file[] = "mpimon-job.txt";
@@ -102,14 +106,10 @@ void register_settings() {
   static char default_interval[] = "10";
   snapshot_interval_text = default_interval;
   const auto no_flags = static_cast<mca_base_var_flag_t>(0);
-  Settings& settings = Runtime::instance().settings;
-  std::string warning;
-  settings.enable_level = register_int_parameter("pml", kEnable, enable_level, warning);
-  if (!warning.empty()) warn_once_per_job(warning + ": monitoring off, the job runs on");
-  const int output = register_int_parameter("pml", kEnableOutput, enable_output, warning);
-  if (!warning.empty()) warn_once_per_job(warning + ": no end-of-job dump");
-  settings.verbose = register_int_parameter("pml", kVerbose, verbose_level, warning) > 0;
-  if (!warning.empty()) warn_once_per_job(warning);
+  std::string enable_warning, output_warning, verbose_warning;
+  const int enable = register_int_parameter("pml", kEnable, enable_level, enable_warning);
+  const int output = register_int_parameter("pml", kEnableOutput, enable_output, output_warning);
+  const int verbose = register_int_parameter("pml", kVerbose, verbose_level, verbose_warning);
   register_monitoring_variable(
       "pml", "filename", "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
@@ -125,10 +125,18 @@ void register_settings() {
       "Default 10",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
       &snapshot_interval_text);
+  if (again) return;
+
+  Settings& settings = Runtime::instance().settings;
+  settings.enable_level = enable;
+  if (!enable_warning.empty()) warn_once_per_job(enable_warning + ": monitoring off, the job runs on");
+  if (!output_warning.empty()) warn_once_per_job(output_warning + ": no end-of-job dump");
+  settings.verbose = verbose > 0;
+  if (!verbose_warning.empty()) warn_once_per_job(verbose_warning);
   settings.dump_target = output >= 3 ? DumpTarget::file : static_cast<DumpTarget>(output);
   settings.dump_prefix = filename_text ? filename_text : "";
   settings.job_file = job_file_text ? job_file_text : "";
-  warning.clear();
+  std::string warning;
   const double interval =
       checked_seconds("pml_monitoring_snapshot_interval", snapshot_interval_text, kDefaultSnapshotInterval,
                       kShortestSnapshotInterval, kLongestSnapshotInterval, warning);

@@ -9,8 +9,10 @@
 
 namespace mpimon {
 
-// Registers the variables (the first call only) and fills Runtime::settings; checks that
-// the running Open MPI is the series we were built for (else monitoring stays off).
+// Registers the variables and fills Runtime::settings (the first call); checks that the
+// running Open MPI is the series we were built for (else monitoring stays off). A later
+// call registers the variables again if Open MPI deregistered them since
+// (monitoring_variables_deregistered), and changes nothing else.
 void register_settings();
 
 // Our PML's selection entry point ran (it takes part whenever monitoring is on).

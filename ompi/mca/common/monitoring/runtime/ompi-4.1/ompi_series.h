@@ -25,6 +25,7 @@ extern "C" {
 #define OPAL_ATOMIC_COMPARE_EXCHANGE_STRONG_PTR OPAL_THREAD_COMPARE_EXCHANGE_STRONG_PTR
 
 #include <ompi/communicator/communicator.h>
+#include <ompi/request/request.h>
 #include <opal/util/info.h>
 
 // Component structs and the version stamps of the frameworks' APIs (macros: they expand
@@ -39,9 +40,26 @@ namespace mpimon::ompi_series {
 
 inline constexpr const char* kName = "4.1";
 
+// MPI_Info_create outside MPI_Init .. MPI_Finalize aborts in 4.1: objects made before
+// MPI_Init are built by hand (opal/mca/mpit_events/ompi_bridge.cpp).
+inline constexpr bool kInfoCreateBeforeMpiInit = false;
+
 // A communicator's context id: small, unique among this process's live communicators
 // (the index of Open MPI's communicator table).
 inline uint32_t local_context_id(const ompi_communicator_t* comm) { return comm->c_contextid; }
+
+// What follows ompi_request_t in ompi_coll_base_nbc_request_t (coll_base_util.h, which
+// C++ cannot include): the MPI bindings of nonblocking collectives write there after a
+// coll module returned its request (ompi_coll_base_retain_op / _datatypes), so a
+// module's own request type must start with ompi_request_t and these fields, zeroed.
+struct NbcRequestFields {
+  union {
+    ompi_request_complete_fn_t req_complete_cb;
+    ompi_request_free_fn_t req_free;
+  } cb;
+  void* req_complete_cb_data;
+  void* refcounted[2];  // the user's op and datatype, or the send and receive types
+};
 
 // The value of `key` in an info object, as text into value[0 .. length - 1] (cut to fit,
 // always terminated); *found tells whether the key exists.

@@ -29,6 +29,7 @@ inline int opal_hash_table_get_value_ptr(opal_hash_table_t* table, const void* k
 }
 
 #include <ompi/communicator/communicator.h>
+#include <ompi/request/request.h>
 #include <opal/util/info.h>
 
 #include <cstring>
@@ -46,10 +47,40 @@ namespace mpimon::ompi_series {
 
 inline constexpr const char* kName = "5.0";
 
+// MPI 4.0: MPI_Info_create works before MPI_Init. Its object holds a reference on the
+// MPI instance, which MPI_Info_free drops: an object made by hand would make that release
+// unbalanced (MPI_Finalize then frees the predefined error handlers: free(): invalid
+// pointer).
+inline constexpr bool kInfoCreateBeforeMpiInit = true;
+
 // A communicator's context id: small, unique among this process's live communicators.
 // 5.0's c_contextid is a 128-bit extended id; c_index is the index of the communicator
 // table (what 4.1's c_contextid was, and what the PMLs use locally).
 inline uint32_t local_context_id(const ompi_communicator_t* comm) { return comm->c_index; }
+
+// What follows ompi_request_t in ompi_coll_base_nbc_request_t (coll_base_util.h, which
+// C++ cannot include): the MPI bindings of nonblocking collectives write there after a
+// coll module returned its request (ompi_coll_base_retain_op / _datatypes), so a
+// module's own request type must start with ompi_request_t and these fields, zeroed.
+// 5.0 adds the arrays its Fortran bindings convert, freed at completion up to the first
+// NULL: without them completion frees whatever follows the request.
+struct NbcRequestFields {
+  union {
+    ompi_request_complete_fn_t req_complete_cb;
+    ompi_request_free_fn_t req_free;
+  } cb;
+  void* req_complete_cb_data;
+  struct {
+    union {
+      void* objects[2];  // the user's op and datatype, or the send and receive types
+      struct {
+        void* types[2];
+        int counts[2];
+      } vectors;  // ialltoallw's type arrays
+    } refcounted;
+    void* release_arrays[7];  // OMPI_REQ_NB_RELEASE_ARRAYS
+  } data;
+};
 
 // The value of `key` in an info object, as text into value[0 .. length - 1] (cut to fit,
 // always terminated); *found tells whether the key exists. 5.0 hands out a reference
