@@ -18,9 +18,9 @@
 #include <map>
 #include <tuple>
 
+#include "analyses/wait_states/wait_totals.h"
 #include "cluster.h"
 #include "formats/job_format.h"
-#include "analyses/wait_states/wait_totals.h"
 
 using namespace mpimon::test;
 using mpimon::wait_states::Pattern;

@@ -24,7 +24,8 @@ std::vector<std::string> communicator_lines(const std::filesystem::path& file) {
 
 // What Open MPI calls split and dup communicators: "MPI COMMUNICATOR 3 SPLIT FROM 0" in
 // 4.1, "MPI COMM 3 SPLIT FROM 0" in 5.0 (ompi/communicator/comm.c of each).
-const std::string kNamePrefix = std::string(MPIMON_OMPI_VERSION).rfind("4.1.", 0) == 0 ? "MPI COMMUNICATOR" : "MPI COMM";
+const std::string kNamePrefix =
+    std::string(MPIMON_OMPI_VERSION).rfind("4.1.", 0) == 0 ? "MPI COMMUNICATOR" : "MPI COMM";
 
 }  // namespace
 

@@ -88,8 +88,8 @@ std::string component_environment(Components components) {
   // components are found. Both: what this Open MPI series needs on these machines.
   // (env's options first, then its assignments.)
   if (components == Components::distro)
-    return "env -u OMPI_MCA_mca_base_component_path -u OMPI_MCA_pml -u OMPI_MCA_coll -u OMPI_MCA_osc "
-           MPIMON_SERIES_MCA_ENVIRONMENT;
+    return "env -u OMPI_MCA_mca_base_component_path -u OMPI_MCA_pml -u OMPI_MCA_coll -u "
+           "OMPI_MCA_osc " MPIMON_SERIES_MCA_ENVIRONMENT;
   std::string environment = "env " MPIMON_SERIES_MCA_ENVIRONMENT;
   for (const auto& [name, value] :
        tools::job_environment(MPIMON_PLUGIN_DIR, [](const std::string&) { return std::nullopt; }))

@@ -247,8 +247,9 @@ TEST(PmlComponent, MpimonRunMergesTheUsersPmlSelection4Ranks) {
 
 TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
   // Our component is listed under its own name; its variables under Open MPI's names.
-  const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
-                                                          OMPI_INFO " && " OMPI_INFO " --param pml monitoring --level 9");
+  const JobResult info =
+      run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
+                                       OMPI_INFO " && " OMPI_INFO " --param pml monitoring --level 9");
   EXPECT_EQ(info.exit_code, 0) << info.output;
   EXPECT_NE(info.output.find("MCA pml: mpimon (MCA v2.1.0"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("Component v" MPIMON_VERSION ")"), std::string::npos) << info.output;

@@ -70,8 +70,9 @@ std::vector<std::pair<std::string, std::string>> job_environment(const std::stri
 
 std::string mca_parameter_file(const std::string& plugins) {
   const std::string prefix = "OMPI_MCA_";
-  std::string file = "# mpimon: loads mpimon's Open MPI components (docs/open-mpi-5.md, \"Loading\").\n"
-                     "# Use: export OMPI_MCA_mca_base_param_files=<this file>\n";
+  std::string file =
+      "# mpimon: loads mpimon's Open MPI components (docs/open-mpi-5.md, \"Loading\").\n"
+      "# Use: export OMPI_MCA_mca_base_param_files=<this file>\n";
   std::string others;
   for (const auto& [name, value] : job_environment(plugins, [](const std::string&) { return std::nullopt; })) {
     if (name.rfind(prefix, 0) == 0)

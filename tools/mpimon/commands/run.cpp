@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "commands/subcommand.h"
 #include "component_selection.h"
 #include "launcher.h"
-#include "commands/subcommand.h"
 
 namespace mpimon::tools {
 

@@ -8,9 +8,9 @@
 
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "live/pvars.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
-#include "live/pvars.h"
 #include "runtime/runtime.h"
 #include "runtime/settings_registration_ompi.h"
 

@@ -338,8 +338,8 @@ int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   auto* m = reinterpret_cast<Module*>(base);
   m->comm = comm;
   save_previous(m, comm);
-  m->classes =
-      Runtime::instance().communicators.open(comm->c_name, members_of(comm), mpimon::ompi_series::local_context_id(comm));
+  m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm),
+                                                      mpimon::ompi_series::local_context_id(comm));
   std::lock_guard lock(modules_mutex);
   modules_by_comm[comm] = m;
   return OMPI_SUCCESS;

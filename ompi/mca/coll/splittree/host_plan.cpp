@@ -1,7 +1,7 @@
 #include "host_plan.h"
 
-#include "runtime/ompi_glue.h"
 #include "ompi_series_pmix.h"
+#include "runtime/ompi_glue.h"
 
 #include <hwloc.h>
 
@@ -19,7 +19,8 @@ namespace {
 
 // This job's ranks on this host (PMIx "local peers"), in rank order.
 std::vector<uint32_t> local_peers(std::string& problem) {
-  const auto text = ompi_series::pmix::Query(true).string(ompi_series::pmix::kWildcardRank, ompi_series::pmix::kLocalPeers);
+  const auto text =
+      ompi_series::pmix::Query(true).string(ompi_series::pmix::kWildcardRank, ompi_series::pmix::kLocalPeers);
   std::vector<uint32_t> peers;
   if (text) {
     std::istringstream list(*text);

@@ -8,8 +8,8 @@
 // module, and puts our wrappers into that module in place (osc_monitoring_module.cpp).
 // When monitoring is off, our query answers "not available" and selection goes on as if
 // we were not there.
-#include "runtime/component_version.h"
 #include "osc_monitoring.h"
+#include "runtime/component_version.h"
 
 #include <mpi.h>
 
@@ -25,13 +25,13 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "runtime/mca_values_ompi.h"
-#include "mpit_events_producer.h"
+#include "analyses/window_sync.h"
 #include "live/pvars.h"
+#include "mpit_events_producer.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 #include "wait_states/shadow_setup.h"
 #include "wait_states/window_tracker.h"
-#include "analyses/window_sync.h"
 
 namespace {
 

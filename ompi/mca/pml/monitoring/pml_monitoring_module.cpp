@@ -12,8 +12,8 @@
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
 
-#include "engine/engine.h"
 #include "analyses/nbc_overlap.h"
+#include "engine/engine.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 

@@ -9,11 +9,11 @@
 #include "runtime/ompi_glue.h"
 
 #include <mpi.h>
-#include "runtime/component_version.h"
-#include "live/flush_phases.h"
-#include "mpit_events_producer.h"
 #include "formats/prof_format.h"
+#include "live/flush_phases.h"
 #include "live/pvar_handle_check.h"
+#include "mpit_events_producer.h"
+#include "runtime/component_version.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 

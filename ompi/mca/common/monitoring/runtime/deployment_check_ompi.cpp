@@ -1,7 +1,7 @@
 #include "runtime/deployment_check_ompi.h"
 
-#include "runtime/ompi_glue.h"
 #include "ompi_series_pmix.h"
+#include "runtime/ompi_glue.h"
 
 #include <cstdlib>
 #include <optional>

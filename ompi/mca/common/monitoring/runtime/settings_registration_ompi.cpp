@@ -10,8 +10,8 @@
 #include <ompi/mca/pml/base/base.h>
 
 #include "runtime/component_version.h"
-#include "runtime/mca_values_ompi.h"
 #include "runtime/mca_values.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 
 namespace mpimon {

@@ -17,28 +17,37 @@ typedef pthread_cond_t opal_thread_internal_cond_t;
 #define OPAL_THREAD_INTERNAL_RECURSIVE_MUTEX_INITIALIZER PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP
 #define OPAL_THREAD_INTERNAL_COND_INITIALIZER PTHREAD_COND_INITIALIZER
 
-static inline int opal_thread_internal_mutex_init(opal_thread_internal_mutex_t *mutex, bool recursive)
-{
-    pthread_mutexattr_t attributes;
-    int rc = pthread_mutexattr_init(&attributes);
-    if (rc != 0) return rc;
-    if (recursive) pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
-    rc = pthread_mutex_init(mutex, &attributes);
-    pthread_mutexattr_destroy(&attributes);
-    return rc;
+static inline int opal_thread_internal_mutex_init(opal_thread_internal_mutex_t* mutex, bool recursive) {
+  pthread_mutexattr_t attributes;
+  int rc = pthread_mutexattr_init(&attributes);
+  if (rc != 0) return rc;
+  if (recursive) pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
+  rc = pthread_mutex_init(mutex, &attributes);
+  pthread_mutexattr_destroy(&attributes);
+  return rc;
 }
-static inline void opal_thread_internal_mutex_lock(opal_thread_internal_mutex_t *mutex) { pthread_mutex_lock(mutex); }
-static inline int opal_thread_internal_mutex_trylock(opal_thread_internal_mutex_t *mutex) { return pthread_mutex_trylock(mutex); }
-static inline void opal_thread_internal_mutex_unlock(opal_thread_internal_mutex_t *mutex) { pthread_mutex_unlock(mutex); }
-static inline void opal_thread_internal_mutex_destroy(opal_thread_internal_mutex_t *mutex) { pthread_mutex_destroy(mutex); }
+static inline void opal_thread_internal_mutex_lock(opal_thread_internal_mutex_t* mutex) { pthread_mutex_lock(mutex); }
+static inline int opal_thread_internal_mutex_trylock(opal_thread_internal_mutex_t* mutex) {
+  return pthread_mutex_trylock(mutex);
+}
+static inline void opal_thread_internal_mutex_unlock(opal_thread_internal_mutex_t* mutex) {
+  pthread_mutex_unlock(mutex);
+}
+static inline void opal_thread_internal_mutex_destroy(opal_thread_internal_mutex_t* mutex) {
+  pthread_mutex_destroy(mutex);
+}
 
-static inline int opal_thread_internal_cond_init(opal_thread_internal_cond_t *cond) { return pthread_cond_init(cond, NULL); }
-static inline void opal_thread_internal_cond_wait(opal_thread_internal_cond_t *cond, opal_thread_internal_mutex_t *mutex)
-{
-    pthread_cond_wait(cond, mutex);
+static inline int opal_thread_internal_cond_init(opal_thread_internal_cond_t* cond) {
+  return pthread_cond_init(cond, NULL);
 }
-static inline void opal_thread_internal_cond_broadcast(opal_thread_internal_cond_t *cond) { pthread_cond_broadcast(cond); }
-static inline void opal_thread_internal_cond_signal(opal_thread_internal_cond_t *cond) { pthread_cond_signal(cond); }
-static inline void opal_thread_internal_cond_destroy(opal_thread_internal_cond_t *cond) { pthread_cond_destroy(cond); }
+static inline void opal_thread_internal_cond_wait(opal_thread_internal_cond_t* cond,
+                                                  opal_thread_internal_mutex_t* mutex) {
+  pthread_cond_wait(cond, mutex);
+}
+static inline void opal_thread_internal_cond_broadcast(opal_thread_internal_cond_t* cond) {
+  pthread_cond_broadcast(cond);
+}
+static inline void opal_thread_internal_cond_signal(opal_thread_internal_cond_t* cond) { pthread_cond_signal(cond); }
+static inline void opal_thread_internal_cond_destroy(opal_thread_internal_cond_t* cond) { pthread_cond_destroy(cond); }
 
 #endif

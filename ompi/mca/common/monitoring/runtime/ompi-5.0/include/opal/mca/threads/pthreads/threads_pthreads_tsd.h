@@ -8,11 +8,10 @@
 typedef pthread_key_t opal_tsd_key_t;
 
 static inline int opal_tsd_key_delete(opal_tsd_key_t key) { return pthread_key_delete(key); }
-static inline int opal_tsd_set(opal_tsd_key_t key, void *value) { return pthread_setspecific(key, value); }
-static inline int opal_tsd_get(opal_tsd_key_t key, void **value)
-{
-    *value = pthread_getspecific(key);
-    return 0;
+static inline int opal_tsd_set(opal_tsd_key_t key, void* value) { return pthread_setspecific(key, value); }
+static inline int opal_tsd_get(opal_tsd_key_t key, void** value) {
+  *value = pthread_getspecific(key);
+  return 0;
 }
 
 #endif

@@ -5,8 +5,8 @@
 #ifndef MPIMON_COMPAT_TIMER_LINUX_H
 #define MPIMON_COMPAT_TIMER_LINUX_H
 
-#include "opal_config.h"
 #include "opal/sys/timer.h"
+#include "opal_config.h"
 
 #define OPAL_TIMER_CYCLE_NATIVE OPAL_HAVE_SYS_TIMER_GET_CYCLES
 #define OPAL_TIMER_CYCLE_SUPPORTED OPAL_HAVE_SYS_TIMER_GET_CYCLES
