@@ -1,11 +1,11 @@
 // The bundled example: communication patterns whose message matrices are known, run
-// under monitoring by the README's main command and by the integration tests.
+// under monitoring by scripts/demo.sh and by the integration tests.
 //
 //   mpimon_example [ring] [reduce] [halo] [persistent]     (default: ring reduce halo)
 //
 // ring        every rank sends 1 message of 1024 bytes (tag 1) to rank+1 (mod size)
 // reduce      one MPI_Reduce of 8 doubles to rank 0 (the tree is Open MPI's choice; the
-//             README forces a binary tree with coll_tuned_reduce_algorithm 4)
+//             demo forces a binary tree with coll_tuned_reduce_algorithm 4)
 // halo        2-D periodic Cartesian grid (MPI_Dims_create): 512 bytes (tag 2) to each of
 //             the 4 neighbours (a neighbour reached in two directions gets 2 messages)
 // persistent  MPI_Send_init to rank+1 (tag 3, 16 bytes) started 3 times

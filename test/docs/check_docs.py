@@ -7,11 +7,13 @@
                                      (GitHub's slugs) or an explicit <a id/name>
   check_docs.py paths <source dir>   every project path the text names (`ompi/...`,
                                      `tools/...`, `test/...`, a bare `file.h`, ...) exists,
-                                     so that moved or renamed files leave no stale reference
+                                     so that moved or renamed files leave no stale reference;
+                                     and every docs/<page>.md a source file's comment cites
 
 Each problem is printed as <file>:<line>: ..., and the exit status is 1 if there is any.
 """
 import fnmatch
+import glob
 import os
 import re
 import sys
@@ -25,14 +27,26 @@ MCA_RELATIVE = r'(?:pml|coll|osc|common|io)/(?:monitoring|splittree)'
 EXTERNAL = {'test/monitoring', 'test/monitoring/monitoring_test.c'}
 # Paths our scripts create when they run (not in the tree).
 GENERATED = {'test/fuzz/corpus/dumps/found'}
+# Pages that code on main already cites and that a branch being merged adds (issue 19's
+# architecture page, the Open MPI 5 page): reported, not failed, while they are missing.
+# Remove an entry once its page is on main.
+PENDING_PAGES = {'docs/architecture.md', 'docs/open-mpi-5.md'}
 # Source-like extensions for bare file names (`atomic_file.h`): such a name must exist somewhere.
 SOURCE_EXT = ('.h', '.hpp', '.cpp', '.c', '.f90', '.py', '.supp', '.cmake', '.map')
 SKIP_DIRS = {'.git', 'node_modules'}
+# Source files whose comments may cite docs pages.
+CODE_EXT = ('.h', '.hpp', '.cpp', '.c', '.f90', '.py', '.sh', '.cmake', '.txt', '.map', '.in')
+
+
+def project_dirs(dirs):
+    """The folders of the tree worth reading: no build folders, no hidden ones but .ci."""
+    return sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith('build') and
+                  (not d.startswith('.') or d == '.ci'))
 
 
 def markdown_files(root):
     for here, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith('build') and not d.startswith('.'))
+        dirs[:] = project_dirs(dirs)
         for f in sorted(files):
             if f.endswith('.md'):
                 yield os.path.join(here, f)
@@ -105,33 +119,35 @@ def check_links(root):
                 if re.match(r'^[a-zA-Z][a-zA-Z0-9+.-]*:', target):  # http:, https:, mailto:
                     continue
                 file_part, _, anchor = target.partition('#')
-                dest = page if not file_part else os.path.normpath(os.path.join(os.path.dirname(page), file_part))
+                dest = os.path.normpath(os.path.join(os.path.dirname(page), file_part)) if file_part else page
                 if os.path.commonpath([root, dest]) != root:
                     problems.append(f'{rel}:{number}: link outside the project ({target})')
                     continue
+                shown = os.path.relpath(dest, root)
                 if not os.path.exists(dest):
-                    problems.append(f'{rel}:{number}: broken link ({target}): {os.path.relpath(dest, root)} does not exist')
+                    problems.append(f'{rel}:{number}: broken link ({target}): {shown} does not exist')
                     continue
                 if anchor and dest.endswith('.md') and anchor not in anchors_of(dest):
-                    problems.append(f'{rel}:{number}: broken link ({target}): no heading with anchor #{anchor} in '
-                                    f'{os.path.relpath(dest, root)}')
+                    problems.append(f'{rel}:{number}: broken link ({target}): no heading #{anchor} in {shown}')
     return problems
 
 
 def project_files(root):
     names = set()
     for here, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith('build') and not (d.startswith('.') and d != '.ci')]
+        dirs[:] = project_dirs(dirs)
         names.update(files)
     return names
 
 
-PATH_TOKEN = re.compile(r'(?<![\w./-])((?:%s|%s)(?:/[\w.+*{},-]*)*)' % ('|'.join(re.escape(r) + '/' + r'[\w.+*{},-]*' for r in PROJECT_ROOTS), MCA_RELATIVE))
+_SEGMENT = r'[\w.+*{},-]*'
+_ROOTS = '|'.join(re.escape(r) + '/' + _SEGMENT for r in PROJECT_ROOTS)
+PATH_TOKEN = re.compile(rf'(?<![\w./-])((?:{_ROOTS}|{MCA_RELATIVE})(?:/{_SEGMENT})*)')
+CITED_PAGE = re.compile(r'(?<![\w./-])((?:docs/[\w.-]+|bench/README)\.md)')
 
 
-def check_paths(root):
+def check_paths(root, counter):
     problems = []
-    check_paths.checked = 0
     basenames = project_files(root)
     for page in markdown_files(root):
         rel = os.path.relpath(page, root)
@@ -147,10 +163,9 @@ def check_paths(root):
                 token = token.rstrip('.,;:)')
                 if token.rstrip('/') in EXTERNAL | GENERATED or '...' in token:
                     continue
-                check_paths.checked += 1
+                counter[0] += 1
                 if '/' not in token:  # a bare file name: it must exist somewhere in the tree
-                    pattern = token
-                    if not any(fnmatch.fnmatch(b, pattern) for b in basenames):
+                    if not any(fnmatch.fnmatch(b, token) for b in basenames):
                         problems.append(f'{rel}:{number}: no file named {token} in the project')
                     continue
                 if re.match(MCA_RELATIVE, token):
@@ -166,12 +181,40 @@ def check_paths(root):
     return problems
 
 
+def check_pages_cited_by_code(root, counter):
+    """Comments point at docs/ pages (not README headings): each page they name must exist."""
+    problems = []
+    for here, dirs, files in os.walk(root):
+        dirs[:] = project_dirs(dirs)
+        for f in sorted(files):
+            path = os.path.join(here, f)
+            if not (f.endswith(CODE_EXT) or f == 'run') or os.path.samefile(path, __file__):
+                continue
+            try:
+                with open(path, encoding='utf-8') as text:
+                    lines = text.readlines()
+            except UnicodeDecodeError:
+                continue
+            rel = os.path.relpath(path, root)
+            for number, line in enumerate(lines, 1):
+                for page in CITED_PAGE.findall(line):
+                    counter[0] += 1
+                    if os.path.exists(os.path.join(root, page)):
+                        continue
+                    if page in PENDING_PAGES:
+                        print(f'{rel}:{number}: cites {page}: pending (not failed), see PENDING_PAGES')
+                    else:
+                        problems.append(f'{rel}:{number}: cites {page}, which does not exist')
+    return problems
+
+
 def glob_expand(pattern):
-    import glob
+    """glob with {a,b} alternatives (`osc_monitoring_{comm,sync}.h`)."""
     m = re.search(r'\{([^}]*)\}', pattern)
-    if m:
-        return [p for alt in m.group(1).split(',') for p in glob_expand(pattern[:m.start()] + alt + pattern[m.end():])]
-    return glob.glob(pattern)
+    if not m:
+        return glob.glob(pattern)
+    head, tail = pattern[:m.start()], pattern[m.end():]
+    return [p for alt in m.group(1).split(',') for p in glob_expand(head + alt + tail)]
 
 
 def main():
@@ -179,14 +222,18 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     root = os.path.abspath(sys.argv[2])
-    problems = check_links(root) if sys.argv[1] == 'links' else check_paths(root)
-    for p in problems:
-        print(p)
     pages = len(list(markdown_files(root)))
     if sys.argv[1] == 'links':
-        print(f'check_docs.py links: {len(problems)} broken links in {pages} pages')
+        problems = check_links(root)
+        summary = f'{len(problems)} broken links in {pages} pages'
     else:
-        print(f'check_docs.py paths: {len(problems)} of {check_paths.checked} project paths named in {pages} pages do not exist')
+        counter = [0]
+        problems = check_paths(root, counter) + check_pages_cited_by_code(root, counter)
+        summary = (f'{len(problems)} of {counter[0]} project paths named in {pages} pages '
+                   '(and docs pages cited by the code) do not exist')
+    for p in problems:
+        print(p)
+    print(f'check_docs.py {sys.argv[1]}: {summary}')
     return 1 if problems else 0
 
 

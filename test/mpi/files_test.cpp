@@ -1,7 +1,7 @@
-// Everything our components, the event logger and the tools write (README
-// "Reliability"): full disks (a real tmpfs in a private mount namespace), killed ranks,
-// planted links, umask 000, long paths, failed flushes, re-runs in the same folder, and
-// communicator identities in the job file.
+// Everything our components, the event logger and the tools write (docs/reliability.md):
+// full disks (a real tmpfs in a private mount namespace), killed ranks, planted links,
+// umask 000, long paths, failed flushes, re-runs in the same folder, and communicator
+// identities in the job file.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

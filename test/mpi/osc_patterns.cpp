@@ -107,7 +107,7 @@ const char* const kOpNames[op_count] = {"put", "rput", "get", "rget", "accumulat
 int elements(int k, int r, int t) { return (r + 2 * t + k) % 5 + 1; }
 int calls(int t) { return t + 1; }
 
-// The accounting rule under test (README / docs/formats.md): {sent msgs, sent bytes, recv
+// The accounting rule under test (docs/formats.md): {sent msgs, sent bytes, recv
 // msgs, recv bytes} that rank r records against target t for operation k.
 std::vector<unsigned long long> expected_op(int k, int r, int t) {
   const unsigned long long c = elements(k, r, t), a = calls(t);

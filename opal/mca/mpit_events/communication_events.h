@@ -2,7 +2,7 @@
  * The catalogue of communication events our components raise: names, payload layouts,
  * enums. Registered by the events library when it loads (so tools see them right after
  * MPI_T_init_thread, before MPI_Init); raised by ompi/mca/{pml,coll,osc}/monitoring.
- * The README's "MPI_T events" section documents the same table for users.
+ * docs/events.md documents the same table for users.
  */
 #ifndef MPIMON_COMMUNICATION_EVENTS_H
 #define MPIMON_COMMUNICATION_EVENTS_H

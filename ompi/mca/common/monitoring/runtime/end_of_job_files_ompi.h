@@ -3,7 +3,7 @@
 // call our end-of-job dump makes is here (so a check that all ranks run our components
 // guards one place).
 //
-// How (README "Reliability", docs/formats.md):
+// How (docs/reliability.md, docs/formats.md):
 // - .prof: each rank writes its own temporary (NewFile) and syncs it.
 // - Job file: rank 0 creates one named temporary exclusively and broadcasts its name and
 //   inode; every rank opens it (no create, no link followed, same inode), writes its
