@@ -17,11 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "files/atomic_file.h"
 #include "formats/job_format.h"
@@ -94,6 +95,15 @@ bool first_process_of_host() {
   return local_rank == nullptr || std::strcmp(local_rank, "0") == 0;
 }
 
+// The processes of this job on this host, as Open MPI's launcher says (0: unknown).
+int processes_of_host() {
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  int n = 0;
+  if (local_size == nullptr || std::from_chars(local_size, local_size + std::strlen(local_size), n).ec != std::errc{})
+    return 0;
+  return n;
+}
+
 void started() {
   Runtime& runtime = Runtime::instance();
   Settings& settings = runtime.settings;
@@ -142,6 +152,7 @@ void started() {
   options.job_start_us = job_start_us;
   options.interval_us = settings.snapshot_interval_us;
   options.report_failures = first_process_of_host();
+  options.host_processes = processes_of_host();
   writer = new SeriesWriter(
       fd, directory + "/" + host, options, [](TotalsView& into) { live_totals(Runtime::instance().engine, into); },
       [] { return annotation_lines(Runtime::instance().layer_dumps().job_annotations); },
