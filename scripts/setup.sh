@@ -14,6 +14,7 @@ packages=(
   libhwloc-dev hwloc                   # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
   valgrind time python3                # benchmarks (instruction counts, peak memory)
+  strace                               # bench/series_sigterm.sh: when mpirun signals each rank
   lammps lammps-examples               # a real application in the tests
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)

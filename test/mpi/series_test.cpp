@@ -157,7 +157,7 @@ void expect_every_message_up_to_the_final_frame(const fs::path& folder, const Se
 
 // (b) mpirun SIGTERMed (a batch system's time limit, Ctrl-C), Open MPI's defaults: every
 // rank keeps every message it had sent. (mpirun's daemon gives the ranks 1 s between its
-// SIGTERM and its SIGKILL, cut short by the first rank that dies: README, "Signals".)
+// SIGTERM and its SIGKILL, cut short by the first rank that dies: docs/time-series.md, "Signals".)
 TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
   const fs::path folder = new_test_folder();
   const JobResult job =
@@ -200,7 +200,7 @@ TEST(Series, SigtermedRanksKeepEveryMessageWithOneSecondBeforeSigkill) {
 
 // SIGKILL 0.2 s after SIGTERM. What is kept: every snapshot up to the signal (the periodic
 // ones, at most one interval old), and each final frame written within the 0.2 s
-// (milliseconds per rank, README "Signals"): a rank with one keeps every message up to it,
+// (milliseconds per rank, docs/time-series.md "Signals"): a rank with one keeps every message up to it,
 // a rank without one every message up to its last periodic snapshot, and the tools say
 // which rank has no final snapshot. Never more than was sent.
 TEST(Series, SigkillSoonAfterSigtermKeepsTheSnapshotsAndTheFinalFramesWritten) {

@@ -244,8 +244,8 @@ TEST_F(SeriesWriterTest, SigtermAddsAFinalFrameThenTerminatesTheProcessAsBefore)
 }
 
 // Open MPI's daemon SIGKILLs every rank of its host as soon as the first one dies of its
-// SIGTERM: a process with its final frame written waits for the host's others' (README,
-// "Signals"), then dies of the signal as before.
+// SIGTERM: a process with its final frame written waits for the host's others'
+// (docs/time-series.md, "Signals"), then dies of the signal as before.
 TEST_F(SeriesWriterTest, SigtermWaitsForTheFinalFramesOfTheHostsOtherProcesses) {
   std::atomic<uint64_t> messages{4};
   SeriesWriter* a = make_writer(messages, 10000000, true, 2, 2);

@@ -397,7 +397,7 @@ void SeriesWriter::run() {
         const auto signalled = std::chrono::steady_clock::now();
         write_snapshot(FrameKind::final, 0, "signal 15", nullptr, nullptr);
         // Not before the host's other processes have theirs: the first death of a rank ends
-        // the grace Open MPI gives the others (README, "Signals").
+        // the grace Open MPI gives the others (docs/time-series.md, "Signals").
         const bool go_on = wait_for_host_finals(signalled + std::chrono::microseconds(kHostWaitUs)) && !woken.quit;
         // Now what the signal would have done without us: the previous handler, or the
         // default action (termination). The process may survive it (a handler of its own):

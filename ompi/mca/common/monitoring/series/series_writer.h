@@ -78,7 +78,7 @@ class SeriesWriter {
     // Processes that append to the host file (this one included). After its final frame at
     // a SIGTERM, the process lets the signal take effect only once each of them has a final
     // frame in the file, or kHostWaitUs after the signal: Open MPI's daemon SIGKILLs all its
-    // ranks as soon as the first one dies (README, "Signals"). 0 or 1: no waiting.
+    // ranks as soon as the first one dies (docs/time-series.md, "Signals"). 0 or 1: no waiting.
     int host_processes = 0;
     bool final_at_exit = true;    // a final frame when the process exits before finish()
     bool report_failures = true;  // warn on the first failed write (one process per host file)
