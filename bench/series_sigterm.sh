@@ -9,8 +9,8 @@
 #
 #   bench/series_sigterm.sh [BUILD_DIR]     (MPIMON_BENCH_RUNS=3 runs per row; ~10 min)
 #
-# Per rank: from the SIGTERM sent to it (mpirun's kill(2), seen by strace attached to
-# mpirun; or ours) to its final frame's time stamp (taken when the snapshot is read; the
+# Per rank: from the SIGTERM sent to it (the kill(2) of mpirun, or of procps' kill, seen
+# by strace) to its final frame's time stamp (taken when the snapshot is read; the
 # frame is encoded and written tens of microseconds later). Kept: every rank's messages
 # in the series against the sends it logged before its SIGTERM. Reports only; exits 0
 # once it has measured.
@@ -36,7 +36,7 @@ trap 'stop_load; rm -rf "$work"' EXIT
 # rank with a final frame to $work/latencies, and prints "<ranks> <finals> <ranks keeping
 # every message sent before their SIGTERM>".
 run_once() {
-  local dir=$1 n=$2 how=$3 m s t i
+  local dir=$1 n=$2 how=$3 m s i
   mkdir -p "$dir"
   (cd "$dir" && OMPI_MCA_mca_base_component_path="$plugindir:SYS_DEFAULT:USER_DEFAULT" exec mpirun.openmpi -np "$n" \
     --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval 1 \
@@ -49,30 +49,30 @@ run_once() {
   strace -f -qq -ttt -e trace=kill -e signal=none -p "$m" -o "$dir/mpirun.strace" &
   s=$!
   sleep 1
-  t=$(date +%s%6N)
   if [[ $how == mpirun ]]; then
     kill -TERM "$m"
   else
     local ranks
     ranks=$(cat "$dir"/pid.*)
+    # procps' kill under strace: when each rank was signalled, to the microsecond
     # shellcheck disable=SC2086
-    kill -TERM $ranks
+    strace -qq -ttt -e trace=kill -e signal=none -o "$dir/kill.strace" /usr/bin/kill -TERM $ranks
     sleep 1
     # shellcheck disable=SC2086
     kill -KILL $ranks 2>/dev/null || true
   fi
   wait "$m" || true
   wait "$s" || true
-  # When each rank was signalled (µs): mpirun's kill(-pgid, SIGTERM), the pgid being the rank's pid.
+  # When each rank was signalled (µs): mpirun's kill(-pgid, SIGTERM), the pgid being the
+  # rank's pid; or ours, kill(pid, SIGTERM).
+  local pid trace=$dir/mpirun.strace target
+  [[ $how == mpirun ]] || trace=$dir/kill.strace
   for i in $(seq 0 $((n - 1))); do
-    local pid signalled
     pid=$(cat "$dir/pid.$i")
-    signalled=$t
-    if [[ $how == mpirun ]]; then
-      signalled=$(sed 's/kill(/kill( /' "$dir/mpirun.strace" |
-        awk -v p="-$pid," '$3 == "kill(" && $4 == p && $5 ~ /^SIGTERM/ {printf "%.0f", $2 * 1e6; exit}')
-    fi
-    echo "$i $signalled"
+    target=$pid
+    [[ $how == mpirun ]] && target=-$pid
+    echo "$i $(sed 's/^[0-9]\+ \+\([0-9]\+\.[0-9]\+\) /\1 /; s/kill(/kill( /' "$trace" |
+      awk -v p="$target," '$2 == "kill(" && $3 == p && $4 ~ /^SIGTERM/ {printf "%.0f", $1 * 1e6; exit}')"
   done >"$dir/signalled"
   "$builddir/bin/mpimon" matrix "$dir/mpimon-job.txt" --format mtx --category external >"$dir/matrix.txt" 2>/dev/null
   cat "$dir"/mpimon-job.txt.series/* | grep -a '^@mpimon final' | awk '{print $3, $5}' >"$dir/finals"
@@ -111,7 +111,8 @@ for n in 4 64; do
         total=$((total + a)) finals=$((finals + b)) whole=$((whole + c))
       done
       stats=$(sort -n "$work/latencies" | awk '{v[NR] = $1} END {if (NR == 0) {print "-"; exit}
-        printf "%.2f / %.2f / %.2f", v[int((NR + 1) / 2)], v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1], v[NR]}')
+        p90 = int(NR * 0.9); if (p90 < 1) p90 = 1
+        printf "%.2f / %.2f / %.2f", v[int((NR + 1) / 2)], v[p90], v[NR]}')
       echo "| $n | $load | $how | $runs | $finals of $total | $whole of $total | $stats |"
     done
     stop_load
