@@ -93,6 +93,7 @@ run_once() {
     }' "$dir/signalled" "$dir/finals" "$dir/matrix.txt"
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "| ranks | machine | SIGTERM to | runs | ranks with a final frame | ranks keeping every message sent before their SIGTERM | SIGTERM → final snapshot per rank, ms: median / p90 / max |"
 echo "|---:|---|---|---:|---:|---:|---:|"
 for n in 4 64; do
@@ -119,4 +120,4 @@ for n in 4 64; do
   done
 done
 echo
-echo "Machine: $(nproc) cores, load average before the runs $(cut -d' ' -f1-3 /proc/loadavg); 'loaded' adds two busy loops."
+echo "Machine: $(nproc) cores, load average $load_before before the runs and $(cut -d' ' -f1-3 /proc/loadavg) after; 'loaded' adds two busy loops."
