@@ -11,7 +11,7 @@
 
 #include "every_command.h"
 #include "hostfile.h"
-#include "formats/prof_format.h"
+#include "readers/format_error.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "formats/prof_format.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::test {
 

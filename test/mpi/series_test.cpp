@@ -14,6 +14,7 @@
 #include "formats/job_format.h"
 #include "mpi_job.h"
 #include "readers/series_reader.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::test {
 namespace {

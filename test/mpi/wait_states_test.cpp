@@ -20,6 +20,8 @@
 #include "formats/job_format.h"
 #include "mpi_job.h"
 #include "analyses/wait_states/wait_totals.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

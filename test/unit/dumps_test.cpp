@@ -6,6 +6,7 @@
 
 #include "dumps.h"
 #include "temp_dir.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 namespace {

@@ -7,8 +7,8 @@
 #include <iterator>
 
 #include "live/flush_phases.h"
-#include "formats/prof_format.h"
 #include "temp_dir.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon {
 namespace {

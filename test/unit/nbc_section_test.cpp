@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "report/sections.h"
+#include "readers/job_reader.h"
 
 using namespace mpimon;
 using namespace mpimon::tools;

@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "formats/prof_format.h"
 #include "temp_dir.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon {
 namespace {

@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "formats/series_frame.h"
-#include "formats/prof_format.h"
 #include "temp_dir.h"
+#include "readers/format_error.h"
+#include "readers/series_frame_reader.h"
 
 namespace mpimon::series {
 namespace {

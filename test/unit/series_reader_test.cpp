@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"
 #include "series_builder.h"
 #include "readers/series_reader.h"
 #include "temp_dir.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::series {
 namespace {

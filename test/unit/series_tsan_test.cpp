@@ -15,6 +15,8 @@
 #include "series/series_writer.h"
 #include "temp_dir.h"
 #include "analyses/window_sync.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 namespace {

@@ -20,6 +20,8 @@
 #include "formats/series_frame.h"
 #include "series/series_writer.h"
 #include "temp_dir.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 namespace {

@@ -6,11 +6,11 @@
 #include <sstream>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"
 #include "series_builder.h"
 #include "series_input.h"
 #include "temp_dir.h"
 #include "timeline.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::tools {
 namespace {

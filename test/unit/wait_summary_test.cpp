@@ -5,6 +5,7 @@
 #include "formats/job_format.h"
 #include "matrix_formats.h"
 #include "wait_summary.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::tools {
 namespace {

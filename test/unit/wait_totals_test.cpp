@@ -7,6 +7,8 @@
 #include "formats/job_format.h"
 #include "analyses/wait_states/shadow_layout.h"
 #include "analyses/wait_states/wait_totals.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace mpimon::wait_states {
 namespace {

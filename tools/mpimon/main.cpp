@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "commands/subcommand.h"
-#include "formats/prof_format.h"
 #include "topology.h"
+#include "readers/format_error.h"
 
 using namespace mpimon::tools;
 

@@ -13,6 +13,7 @@
 
 #include "formats/job_format.h"
 #include "dumps.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 

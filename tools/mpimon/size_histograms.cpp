@@ -1,4 +1,6 @@
 #include "size_histograms.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 #include <algorithm>
 

@@ -7,7 +7,8 @@
 #include <tuple>
 
 #include "heatmap.h"  // short_number, escape_markup
-#include "formats/prof_format.h"  // FormatError
+#include "readers/format_error.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::tools {
 

@@ -17,6 +17,7 @@
 #include "formats/job_format.h"
 #include "analyses/wait_states/wait_patterns.h"
 #include "analyses/wait_states/wait_totals.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace mpimon::tools {
 

@@ -9,6 +9,7 @@
 #include "size_histograms.h"
 #include "commands/subcommand.h"
 #include "timeline.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 

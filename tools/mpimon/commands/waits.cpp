@@ -7,6 +7,7 @@
 #include "commands/options.h"
 #include "commands/subcommand.h"
 #include "wait_summary.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 

@@ -9,6 +9,7 @@
 
 #include "heatmap.h"
 #include "report/sections.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::tools {
 

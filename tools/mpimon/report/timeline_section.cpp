@@ -8,6 +8,7 @@
 #include "heatmap.h"
 #include "report/sections.h"
 #include "timeline.h"
+#include "readers/job_reader.h"
 
 namespace mpimon::tools {
 

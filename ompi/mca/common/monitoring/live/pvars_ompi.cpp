@@ -11,7 +11,6 @@
 #include <mpi.h>
 #include "live/flush_phases.h"
 #include "mpit_events_producer.h"
-#include "formats/prof_format.h"
 #include "live/pvar_handle_check.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"

@@ -17,8 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
+#include "readers/format_error.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 
