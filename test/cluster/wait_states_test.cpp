@@ -18,9 +18,9 @@
 #include <map>
 #include <tuple>
 
+#include "analyses/wait_states/wait_totals.h"
 #include "cluster.h"
 #include "formats/job_format.h"
-#include "analyses/wait_states/wait_totals.h"
 #include "readers/job_reader.h"
 #include "readers/wait_annotations_reader.h"
 

@@ -2,8 +2,8 @@
 // ranks, the byte-weighted overlap, hostile fields left out.
 #include <gtest/gtest.h>
 
-#include "report/sections.h"
 #include "readers/job_reader.h"
+#include "report/sections.h"
 
 using namespace mpimon;
 using namespace mpimon::tools;

@@ -4,8 +4,8 @@
 
 #include "formats/job_format.h"
 #include "matrix_formats.h"
-#include "wait_summary.h"
 #include "readers/job_reader.h"
+#include "wait_summary.h"
 
 namespace mpimon::tools {
 namespace {

@@ -13,8 +13,8 @@ bool allocate_handles(Logger& g, BoundObject& object, size_t first, MPI_Info hin
     const std::unique_ptr<TypeSlot>& slot = g.types[i];
     if (!slot->selected || (object.every ? slot->bind == MPI_T_BIND_NO_OBJECT : slot->bind != object.bind)) continue;
     MPI_T_event_registration registration;
-    if (MPI_T_event_handle_alloc(slot->index, object.every ? nullptr : object.handle_address(), hint,
-                                 &registration) != MPI_SUCCESS) {
+    if (MPI_T_event_handle_alloc(slot->index, object.every ? nullptr : object.handle_address(), hint, &registration) !=
+        MPI_SUCCESS) {
       all = false;
       continue;
     }

@@ -114,7 +114,7 @@ struct Logger {
   std::atomic<bool> attaching{false};  // new objects get handles
   bool every_object = false;           // one handle per bound type covers every object
   int world_rank = -1;
-  int reference_source = -1;           // the timeline's reference (on-demand timestamps)
+  int reference_source = -1;  // the timeline's reference (on-demand timestamps)
   std::vector<SourceReading> readings;
 
   // --- guarded by mutex

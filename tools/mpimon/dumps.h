@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "formats/job_format.h"
-#include "traffic_matrix.h"
 #include "readers/job_reader.h"
 #include "readers/prof_reader.h"
+#include "traffic_matrix.h"
 
 namespace mpimon::tools {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "commands/subcommand.h"
-#include "topology.h"
 #include "readers/format_error.h"
+#include "topology.h"
 
 using namespace mpimon::tools;
 

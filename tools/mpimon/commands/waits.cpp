@@ -6,8 +6,8 @@
 
 #include "commands/options.h"
 #include "commands/subcommand.h"
-#include "wait_summary.h"
 #include "readers/format_error.h"
+#include "wait_summary.h"
 
 namespace mpimon::tools {
 

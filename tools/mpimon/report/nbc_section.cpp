@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "heatmap.h"
-#include "report/sections.h"
 #include "readers/job_reader.h"
+#include "report/sections.h"
 
 namespace mpimon::tools {
 

@@ -76,24 +76,36 @@ inline bool is_no_op(const struct ompi_op_t* op) {
 // Whether two slot member pointers (of possibly different types) are the same slot.
 template <auto a, auto b>
 constexpr bool same_slot() {
-  if constexpr (std::is_same_v<decltype(a), decltype(b)>) return a == b;
-  else return false;
+  if constexpr (std::is_same_v<decltype(a), decltype(b)>)
+    return a == b;
+  else
+    return false;
 }
 
 // Which MPI_T event kind a data slot is (communication_events.h).
 template <auto slot>
 constexpr int op_kind() {
   using M = ompi_osc_base_module_t;
-  if constexpr (same_slot<slot, &M::osc_put>()) return MPIMON_OSC_OP_put;
-  else if constexpr (same_slot<slot, &M::osc_rput>()) return MPIMON_OSC_OP_rput;
-  else if constexpr (same_slot<slot, &M::osc_get>()) return MPIMON_OSC_OP_get;
-  else if constexpr (same_slot<slot, &M::osc_rget>()) return MPIMON_OSC_OP_rget;
-  else if constexpr (same_slot<slot, &M::osc_accumulate>()) return MPIMON_OSC_OP_accumulate;
-  else if constexpr (same_slot<slot, &M::osc_raccumulate>()) return MPIMON_OSC_OP_raccumulate;
-  else if constexpr (same_slot<slot, &M::osc_get_accumulate>()) return MPIMON_OSC_OP_get_accumulate;
-  else if constexpr (same_slot<slot, &M::osc_rget_accumulate>()) return MPIMON_OSC_OP_rget_accumulate;
-  else if constexpr (same_slot<slot, &M::osc_fetch_and_op>()) return MPIMON_OSC_OP_fetch_and_op;
-  else return MPIMON_OSC_OP_compare_and_swap;
+  if constexpr (same_slot<slot, &M::osc_put>())
+    return MPIMON_OSC_OP_put;
+  else if constexpr (same_slot<slot, &M::osc_rput>())
+    return MPIMON_OSC_OP_rput;
+  else if constexpr (same_slot<slot, &M::osc_get>())
+    return MPIMON_OSC_OP_get;
+  else if constexpr (same_slot<slot, &M::osc_rget>())
+    return MPIMON_OSC_OP_rget;
+  else if constexpr (same_slot<slot, &M::osc_accumulate>())
+    return MPIMON_OSC_OP_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_raccumulate>())
+    return MPIMON_OSC_OP_raccumulate;
+  else if constexpr (same_slot<slot, &M::osc_get_accumulate>())
+    return MPIMON_OSC_OP_get_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_rget_accumulate>())
+    return MPIMON_OSC_OP_rget_accumulate;
+  else if constexpr (same_slot<slot, &M::osc_fetch_and_op>())
+    return MPIMON_OSC_OP_fetch_and_op;
+  else
+    return MPIMON_OSC_OP_compare_and_swap;
 }
 
 // World rank of a target (window group rank), -1 for another job's process.
@@ -126,7 +138,8 @@ struct DataWrappers {
         if (cache.targets[i] == target && !op_events_listened()) [[likely]] {
           Counters* c = cache.counters[i];
           const int rc = (s->original.*slot)(args...);
-          if (rc == OMPI_SUCCESS) [[likely]] add_message(*c, bytes);
+          if (rc == OMPI_SUCCESS) [[likely]]
+            add_message(*c, bytes);
           return rc;
         }
       }
@@ -155,27 +168,29 @@ struct DataWrappers {
   template <Category category, auto slot, typename... Args>
   static int data_slow(ompi_win_t* win, int target, uint64_t bytes, Args... args) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     const int rc = forward_op<slot>(*s, target, args...);
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, category, bytes);
-      if (op_events_listened()) [[unlikely]] op_event<category, slot>(*s, win, target, bytes);
+      if (op_events_listened()) [[unlikely]]
+        op_event<category, slot>(*s, win, target, bytes);
     }
     return rc;
   }
 
   static int put(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
                  int target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
-    return data_fast<Category::osc_sent, &Module::osc_put, put_slow>(
-        win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
-        target_count, target_type, win);
+    return data_fast<Category::osc_sent, &Module::osc_put, put_slow>(win, target, data_bytes(origin_count, origin_type),
+                                                                     origin, origin_count, origin_type, target, disp,
+                                                                     target_count, target_type, win);
   }
-  [[gnu::noinline]] static int put_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type,
-                                        int target, ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int put_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
+                                        ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
                                         ompi_win_t* win) {
-    return data_slow<Category::osc_sent, &Module::osc_put>(win, target, data_bytes(origin_count, origin_type),
-                                                           origin, origin_count, origin_type, target, disp,
-                                                           target_count, target_type, win);
+    return data_slow<Category::osc_sent, &Module::osc_put>(win, target, data_bytes(origin_count, origin_type), origin,
+                                                           origin_count, origin_type, target, disp, target_count,
+                                                           target_type, win);
   }
   static int rput(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
                   int target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
@@ -183,25 +198,25 @@ struct DataWrappers {
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, win, request);
   }
-  [[gnu::noinline]] static int rput_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type,
-                                         int target, ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int rput_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
+                                         ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
                                          ompi_win_t* win, ompi_request_t** request) {
-    return data_slow<Category::osc_sent, &Module::osc_rput>(win, target, data_bytes(origin_count, origin_type),
-                                                            origin, origin_count, origin_type, target, disp,
-                                                            target_count, target_type, win, request);
+    return data_slow<Category::osc_sent, &Module::osc_rput>(win, target, data_bytes(origin_count, origin_type), origin,
+                                                            origin_count, origin_type, target, disp, target_count,
+                                                            target_type, win, request);
   }
   static int get(void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
                  int target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
-    return data_fast<Category::osc_recv, &Module::osc_get, get_slow>(
-        win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
-        target_count, target_type, win);
+    return data_fast<Category::osc_recv, &Module::osc_get, get_slow>(win, target, data_bytes(origin_count, origin_type),
+                                                                     origin, origin_count, origin_type, target, disp,
+                                                                     target_count, target_type, win);
   }
   [[gnu::noinline]] static int get_slow(void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
                                         ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
                                         ompi_win_t* win) {
-    return data_slow<Category::osc_recv, &Module::osc_get>(win, target, data_bytes(origin_count, origin_type),
-                                                           origin, origin_count, origin_type, target, disp,
-                                                           target_count, target_type, win);
+    return data_slow<Category::osc_recv, &Module::osc_get>(win, target, data_bytes(origin_count, origin_type), origin,
+                                                           origin_count, origin_type, target, disp, target_count,
+                                                           target_type, win);
   }
   static int rget(void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
                   int target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
@@ -212,13 +227,12 @@ struct DataWrappers {
   [[gnu::noinline]] static int rget_slow(void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
                                          ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
                                          ompi_win_t* win, ompi_request_t** request) {
-    return data_slow<Category::osc_recv, &Module::osc_rget>(win, target, data_bytes(origin_count, origin_type),
-                                                            origin, origin_count, origin_type, target, disp,
-                                                            target_count, target_type, win, request);
+    return data_slow<Category::osc_recv, &Module::osc_rget>(win, target, data_bytes(origin_count, origin_type), origin,
+                                                            origin_count, origin_type, target, disp, target_count,
+                                                            target_type, win, request);
   }
-  static int accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                        ptrdiff_t disp, int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op,
-                        ompi_win_t* win) {
+  static int accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                        int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
     return data_fast<Category::osc_sent, &Module::osc_accumulate, accumulate_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, op, win);
@@ -230,9 +244,9 @@ struct DataWrappers {
                                                                   origin, origin_count, origin_type, target, disp,
                                                                   target_count, target_type, op, win);
   }
-  static int raccumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                         ptrdiff_t disp, int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op,
-                         ompi_win_t* win, ompi_request_t** request) {
+  static int raccumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                         int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
+                         ompi_request_t** request) {
     return data_fast<Category::osc_sent, &Module::osc_raccumulate, raccumulate_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, op, win, request);
@@ -241,9 +255,9 @@ struct DataWrappers {
                                                 int target, ptrdiff_t disp, int target_count,
                                                 ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
                                                 ompi_request_t** request) {
-    return data_slow<Category::osc_sent, &Module::osc_raccumulate>(
-        win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
-        target_count, target_type, op, win, request);
+    return data_slow<Category::osc_sent, &Module::osc_raccumulate>(win, target, data_bytes(origin_count, origin_type),
+                                                                   origin, origin_count, origin_type, target, disp,
+                                                                   target_count, target_type, op, win, request);
   }
 
   // Fetching operations: sent data (none for MPI_NO_OP) and received result.
@@ -256,18 +270,21 @@ struct DataWrappers {
       record<threaded>(s, target, Category::osc_sent, sent);
     }
     record<threaded>(s, target, Category::osc_recv, received);
-    if (op_events_listened()) [[unlikely]] raise_op(win, op_kind<slot>(), world_of(s, target), target, sent, received);
+    if (op_events_listened()) [[unlikely]]
+      raise_op(win, op_kind<slot>(), world_of(s, target), target, sent, received);
   }
   static int get_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
                             int result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
                             int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
-    const int rc = forward_op<&Module::osc_get_accumulate>(*s, target, origin, origin_count, origin_type, result,
-                                                           result_count, result_type, target, disp, target_count,
-                                                           target_type, op, win);
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
+    const int rc =
+        forward_op<&Module::osc_get_accumulate>(*s, target, origin, origin_count, origin_type, result, result_count,
+                                                result_type, target, disp, target_count, target_type, op, win);
     if (rc == OMPI_SUCCESS)
-      record_fetching<&Module::osc_get_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
+      record_fetching<&Module::osc_get_accumulate>(*s, win, target, data_bytes(origin_count, origin_type),
+                                                   data_bytes(result_count, result_type), op);
     return rc;
   }
   static int rget_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
@@ -275,34 +292,38 @@ struct DataWrappers {
                              int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
                              ompi_request_t** request) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     const int rc = forward_op<&Module::osc_rget_accumulate>(*s, target, origin, origin_count, origin_type, result,
                                                             result_count, result_type, target, disp, target_count,
                                                             target_type, op, win, request);
     if (rc == OMPI_SUCCESS)
-      record_fetching<&Module::osc_rget_accumulate>(*s, win, target, data_bytes(origin_count, origin_type), data_bytes(result_count, result_type), op);
+      record_fetching<&Module::osc_rget_accumulate>(*s, win, target, data_bytes(origin_count, origin_type),
+                                                    data_bytes(result_count, result_type), op);
     return rc;
   }
   static int fetch_and_op(const void* origin, void* result, ompi_datatype_t* type, int target, ptrdiff_t disp,
                           struct ompi_op_t* op, ompi_win_t* win) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     const int rc = forward_op<&Module::osc_fetch_and_op>(*s, target, origin, result, type, target, disp, op, win);
-    if (rc == OMPI_SUCCESS) record_fetching<&Module::osc_fetch_and_op>(*s, win, target, type->super.size, type->super.size, op);
+    if (rc == OMPI_SUCCESS)
+      record_fetching<&Module::osc_fetch_and_op>(*s, win, target, type->super.size, type->super.size, op);
     return rc;
   }
-  static int compare_and_swap(const void* origin, const void* compare, void* result, ompi_datatype_t* type,
-                              int target, ptrdiff_t disp, ompi_win_t* win) {
+  static int compare_and_swap(const void* origin, const void* compare, void* result, ompi_datatype_t* type, int target,
+                              ptrdiff_t disp, ompi_win_t* win) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     const int rc =
         forward_op<&Module::osc_compare_and_swap>(*s, target, origin, compare, result, type, target, disp, win);
     if (rc == OMPI_SUCCESS) {
       record<threaded>(*s, target, Category::osc_sent, type->super.size);
       record<threaded>(*s, target, Category::osc_recv, type->super.size);
       if (op_events_listened()) [[unlikely]]
-        raise_op(win, MPIMON_OSC_OP_compare_and_swap, world_of(*s, target), target, type->super.size,
-                 type->super.size);
+        raise_op(win, MPIMON_OSC_OP_compare_and_swap, world_of(*s, target), target, type->super.size, type->super.size);
     }
     return rc;
   }

@@ -72,17 +72,20 @@ template <bool threaded, bool tsc, bool timing, bool waits = false>
 struct Wrappers : DataWrappers<threaded, waits>, SyncWrappers<threaded, tsc, timing, waits> {
   static int shared_query(ompi_win_t* win, int rank, size_t* size, int* disp_unit, void* baseptr) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     return s->original.osc_win_shared_query(win, rank, size, disp_unit, baseptr);
   }
   static int attach(ompi_win_t* win, void* base, size_t size) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     return s->original.osc_win_attach(win, base, size);
   }
   static int detach(ompi_win_t* win, const void* base) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     return s->original.osc_win_detach(win, base);
   }
   static int free(ompi_win_t* win);
@@ -95,7 +98,8 @@ struct Wrappers : DataWrappers<threaded, waits>, SyncWrappers<threaded, tsc, tim
 template <bool threaded, bool tsc, bool timing, bool waits>
 int Wrappers<threaded, tsc, timing, waits>::free(ompi_win_t* win) {
   WindowState* s = find_state(win);
-  if (s == nullptr) [[unlikely]] return kNoWindow;
+  if (s == nullptr) [[unlikely]]
+    return kNoWindow;
   const std::string name = display_name(*s, win);
   if (s->tracker != nullptr) {
     s->tracker->destroy();  // collective: every process of the window is in MPI_Win_free
@@ -113,7 +117,7 @@ int Wrappers<threaded, tsc, timing, waits>::free(ompi_win_t* win) {
 
 const ompi_osc_base_module_t* wrappers = nullptr;  // the table chosen by start_layer
 
-bool timing_sync = false;  // osc_monitoring_sync_timing
+bool timing_sync = false;   // osc_monitoring_sync_timing
 bool detect_waits = false;  // osc_monitoring_wait_states (implies timing_sync)
 
 // Each slot of `module` gets ours, unless the component left it NULL (MPI then reports

@@ -21,17 +21,21 @@ namespace {
 template <SyncKind kind, typename... Args>
 int sync_target(Args... args) {
   auto a = std::forward_as_tuple(args...);
-  if constexpr (kind == SyncKind::lock) return std::get<1>(a);  // (lock_type, target, assert, win)
+  if constexpr (kind == SyncKind::lock)
+    return std::get<1>(a);  // (lock_type, target, assert, win)
   else if constexpr (kind == SyncKind::unlock || kind == SyncKind::flush || kind == SyncKind::flush_local)
     return std::get<0>(a);  // (target, win)
-  else return -1;
+  else
+    return -1;
 }
 
 // The window among a synchronisation call's arguments (last, except for MPI_Win_test).
 template <typename First, typename... Rest>
 const ompi_win_t* window_argument(First first, Rest... rest) {
-  if constexpr (std::is_same_v<First, ompi_win_t*>) return first;
-  else return window_argument(rest...);
+  if constexpr (std::is_same_v<First, ompi_win_t*>)
+    return first;
+  else
+    return window_argument(rest...);
 }
 
 // The synchronisation wrappers for one kind of process (threaded: MPI_THREAD_MULTIPLE),
@@ -66,32 +70,51 @@ struct SyncWrappers {
     const ompi_win_t* win = window_argument(args...);
     if (events) raise_sync_begin(win, static_cast<int>(kind), sync_target<kind>(args...));
     const uint64_t start = now();
-    if constexpr (kind == K::fence) t->before_fence();
-    else if constexpr (kind == K::start) t->before_start();
-    else if constexpr (kind == K::complete) t->before_complete();
-    else if constexpr (kind == K::post) t->before_post(std::get<0>(a), std::get<1>(a));
-    else if constexpr (kind == K::wait) t->before_wait();
-    else if constexpr (kind == K::test) t->before_test();
-    else if constexpr (kind == K::lock) t->before_lock();
-    else if constexpr (kind == K::unlock) t->before_unlock(std::get<0>(a));
+    if constexpr (kind == K::fence)
+      t->before_fence();
+    else if constexpr (kind == K::start)
+      t->before_start();
+    else if constexpr (kind == K::complete)
+      t->before_complete();
+    else if constexpr (kind == K::post)
+      t->before_post(std::get<0>(a), std::get<1>(a));
+    else if constexpr (kind == K::wait)
+      t->before_wait();
+    else if constexpr (kind == K::test)
+      t->before_test();
+    else if constexpr (kind == K::lock)
+      t->before_lock();
+    else if constexpr (kind == K::unlock)
+      t->before_unlock(std::get<0>(a));
     const int rc = (s.original.*slot)(args...);
-    if constexpr (kind == K::fence) t->after_fence(rc);
-    else if constexpr (kind == K::start) t->after_start(std::get<0>(a), std::get<1>(a), rc);
-    else if constexpr (kind == K::complete) t->after_complete(rc);
-    else if constexpr (kind == K::post) t->after_post(rc);
-    else if constexpr (kind == K::wait) t->after_wait(rc);
-    else if constexpr (kind == K::test) t->after_test(rc, *std::get<1>(a) != 0);
-    else if constexpr (kind == K::lock) t->after_lock(std::get<0>(a), std::get<1>(a), std::get<2>(a), rc);
-    else if constexpr (kind == K::unlock) t->after_unlock(std::get<0>(a), rc);
-    else if constexpr (kind == K::lock_all) t->after_lock_all(rc);
-    else if constexpr (kind == K::unlock_all) t->after_unlock_all(rc);
+    if constexpr (kind == K::fence)
+      t->after_fence(rc);
+    else if constexpr (kind == K::start)
+      t->after_start(std::get<0>(a), std::get<1>(a), rc);
+    else if constexpr (kind == K::complete)
+      t->after_complete(rc);
+    else if constexpr (kind == K::post)
+      t->after_post(rc);
+    else if constexpr (kind == K::wait)
+      t->after_wait(rc);
+    else if constexpr (kind == K::test)
+      t->after_test(rc, *std::get<1>(a) != 0);
+    else if constexpr (kind == K::lock)
+      t->after_lock(std::get<0>(a), std::get<1>(a), std::get<2>(a), rc);
+    else if constexpr (kind == K::unlock)
+      t->after_unlock(std::get<0>(a), rc);
+    else if constexpr (kind == K::lock_all)
+      t->after_lock_all(rc);
+    else if constexpr (kind == K::unlock_all)
+      t->after_unlock_all(rc);
     s.sync[kind].template add<false>(now() - start);
     if (events) raise_sync_end(win, static_cast<int>(kind), sync_target<kind>(args...), rc);
     return rc;
   }
   template <SyncKind kind, auto slot, typename... Args>
   [[gnu::always_inline]] static int timed_body(WindowState& s, Args... args) {
-    if (sync_events_listened()) [[unlikely]] return sync_with_events<kind, slot>(s, args...);
+    if (sync_events_listened()) [[unlikely]]
+      return sync_with_events<kind, slot>(s, args...);
     if constexpr (!timing) {
       return (s.original.*slot)(args...);
     } else if constexpr (threaded) {
@@ -123,13 +146,15 @@ struct SyncWrappers {
   template <SyncKind kind, auto slot, auto slow, typename... Args>
   [[gnu::always_inline]] static int timed(ompi_win_t* win, Args... args) {
     WindowState* s = hot.last.load(std::memory_order_relaxed);
-    if (s->win.load(std::memory_order_relaxed) != win) [[unlikely]] return slow(args...);
+    if (s->win.load(std::memory_order_relaxed) != win) [[unlikely]]
+      return slow(args...);
     return timed_call<kind, slot>(*s, args...);
   }
   template <SyncKind kind, auto slot, typename... Args>
   static int timed_slow(ompi_win_t* win, Args... args) {
     WindowState* s = find_state(win);
-    if (s == nullptr) [[unlikely]] return kNoWindow;
+    if (s == nullptr) [[unlikely]]
+      return kNoWindow;
     return timed_call<kind, slot>(*s, args...);
   }
   // Each call: its fast twin, then its slow twin.
@@ -157,9 +182,7 @@ struct SyncWrappers {
   [[gnu::noinline]] static int post_slow(ompi_group_t* group, int assertion, ompi_win_t* win) {
     return timed_slow<SyncKind::post, &Module::osc_post>(win, group, assertion, win);
   }
-  static int wait(ompi_win_t* win) {
-    return timed<SyncKind::wait, &Module::osc_wait, wait_slow>(win, win);
-  }
+  static int wait(ompi_win_t* win) { return timed<SyncKind::wait, &Module::osc_wait, wait_slow>(win, win); }
   [[gnu::noinline]] static int wait_slow(ompi_win_t* win) {
     return timed_slow<SyncKind::wait, &Module::osc_wait>(win, win);
   }
@@ -193,9 +216,7 @@ struct SyncWrappers {
   [[gnu::noinline]] static int unlock_all_slow(ompi_win_t* win) {
     return timed_slow<SyncKind::unlock_all, &Module::osc_unlock_all>(win, win);
   }
-  static int sync(ompi_win_t* win) {
-    return timed<SyncKind::sync, &Module::osc_sync, sync_slow>(win, win);
-  }
+  static int sync(ompi_win_t* win) { return timed<SyncKind::sync, &Module::osc_sync, sync_slow>(win, win); }
   [[gnu::noinline]] static int sync_slow(ompi_win_t* win) {
     return timed_slow<SyncKind::sync, &Module::osc_sync>(win, win);
   }

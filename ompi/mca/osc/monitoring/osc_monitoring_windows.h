@@ -46,10 +46,10 @@ struct WindowState {
   std::atomic<const ompi_win_t*> win{nullptr};  // nullptr: not in use
   ompi_osc_base_module_t original{};            // the component's functions
   WindowSyncTimes sync;                         // registered in window_sync() while live
-  uint64_t sync_start = 0;  // clock at the start of the current synchronisation call (single-threaded)
-  PeerCache peers[2];                           // [0] osc_sent, [1] osc_recv
-  const ompi_group_t* group = nullptr;          // the window's group (target ranks)
-  bool world_order = false;                     // group rank == world rank
+  uint64_t sync_start = 0;              // clock at the start of the current synchronisation call (single-threaded)
+  PeerCache peers[2];                   // [0] osc_sent, [1] osc_recv
+  const ompi_group_t* group = nullptr;  // the window's group (target ranks)
+  bool world_order = false;             // group rank == world rank
   uint64_t sync_id = 0;
   int number = 0;  // n of the default name "window <n>"
   // The name the component gave the window when it created it (osc/rdma names its
@@ -203,7 +203,9 @@ constexpr int kNoWindow = OMPI_ERR_NOT_FOUND;
 
 using Module = ompi_osc_base_module_t;
 
-std::string name_of(const ompi_win_t* win) { return std::string(win->w_name, strnlen(win->w_name, sizeof win->w_name)); }
+std::string name_of(const ompi_win_t* win) {
+  return std::string(win->w_name, strnlen(win->w_name, sizeof win->w_name));
+}
 
 // The window's name as dumps show it: the one given with MPI_Win_set_name, else
 // "window <n>".

@@ -29,11 +29,15 @@ std::string escape_name(std::string_view name, bool escape_space) {
 }
 
 std::string unescape_name(std::string_view field) {
-  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
   std::string out;
   for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '%' && i + 2 < field.size() && hex(field[i + 1]) >= 0 &&
-        hex(field[i + 2]) >= 0) {
+    if (field[i] == '%' && i + 2 < field.size() && hex(field[i + 1]) >= 0 && hex(field[i + 2]) >= 0) {
       const char c = static_cast<char>(hex(field[i + 1]) * 16 + hex(field[i + 2]));
       if (c != '\0') out += c;
       i += 2;
@@ -55,13 +59,10 @@ std::string iso8601_utc(long long seconds) {
 
 std::string format_job_header(const JobHeader& h, int version) {
   return "# mpimon job file (one record per non-zero source, destination, category)\n"
-         "format mpimon-job " + std::to_string(version) + "\n" +
-         "world_size " + std::to_string(h.world_size) + "\n" +
-         "enable_level " + std::to_string(h.enable_level) + "\n" +
-         "open_mpi " + h.open_mpi_version + "\n" +
-         "start " + h.start_time + "\n" +
-         "end " + h.end_time + "\n" +
-         "records\n";
+         "format mpimon-job " +
+         std::to_string(version) + "\n" + "world_size " + std::to_string(h.world_size) + "\n" + "enable_level " +
+         std::to_string(h.enable_level) + "\n" + "open_mpi " + h.open_mpi_version + "\n" + "start " + h.start_time +
+         "\n" + "end " + h.end_time + "\n" + "records\n";
 }
 
 std::string format_job_records(int32_t source, const Snapshot& records) {
@@ -92,8 +93,8 @@ std::string format_job_records(int32_t source, const Snapshot& records) {
 }
 
 void seal_job_block(int32_t rank, std::string& block) {
-  block += "checksum " + std::to_string(rank) + " " + std::to_string(block.size()) + " " + to_hex(crc32c(block), 8) +
-           "\n";
+  block +=
+      "checksum " + std::to_string(rank) + " " + std::to_string(block.size()) + " " + to_hex(crc32c(block), 8) + "\n";
 }
 
 std::string job_end_line(uint64_t bytes_before) { return "eof " + std::to_string(bytes_before) + "\n"; }

@@ -8,9 +8,8 @@ namespace {
 
 void append_line(std::string& out, char kind, int me, const Record& r) {
   out += kind;
-  out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' +
-         std::to_string(r.counters.bytes) + " bytes\t" + std::to_string(r.counters.messages) +
-         " msgs sent";
+  out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' + std::to_string(r.counters.bytes) +
+         " bytes\t" + std::to_string(r.counters.messages) + " msgs sent";
 }
 
 void append_histogram(std::string& out, const uint64_t* histogram) {
@@ -57,13 +56,22 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   }
   out += "# OSC\n";
   for (const Record& r : records) {
-    if (r.category == Category::osc_sent) { append_line(out, 'S', me, r); out += '\n'; }
-    if (r.category == Category::osc_recv) { append_line(out, 'R', me, r); out += '\n'; }
+    if (r.category == Category::osc_sent) {
+      append_line(out, 'S', me, r);
+      out += '\n';
+    }
+    if (r.category == Category::osc_recv) {
+      append_line(out, 'R', me, r);
+      out += '\n';
+    }
   }
   out += extras.osc;
   out += "# COLLECTIVES\n";
   for (const Record& r : records) {
-    if (r.category == Category::coll) { append_line(out, 'C', me, r); out += '\n'; }
+    if (r.category == Category::coll) {
+      append_line(out, 'C', me, r);
+      out += '\n';
+    }
   }
   out += extras.collectives;
   return out;

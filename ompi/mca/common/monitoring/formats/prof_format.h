@@ -29,7 +29,6 @@ struct ProfExtras {
 
 // The whole text of one rank's dump. `split_internal` is false at enable level 1 (then
 // no I line is printed, as in Open MPI).
-std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal,
-                        const ProfExtras& extras = {});
+std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal, const ProfExtras& extras = {});
 
 }  // namespace mpimon

@@ -17,7 +17,6 @@ void append_number(std::string& out, uint64_t value) {
 
 }  // namespace
 
-
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
   while (!text.empty()) {
@@ -95,8 +94,8 @@ std::string DeltaEncoder::payload(const TotalsView& now, const std::vector<std::
   inserts_.clear();
   size_t i = 0;
   for (const TotalsEntry& e : now) {
-    while (i < committed_.size() && (committed_[i].peer != e.peer ? committed_[i].peer < e.peer
-                                                                  : committed_[i].category < e.category))
+    while (i < committed_.size() &&
+           (committed_[i].peer != e.peer ? committed_[i].peer < e.peer : committed_[i].category < e.category))
       ++i;
     const bool seen = i < committed_.size() && committed_[i].peer == e.peer && committed_[i].category == e.category;
     if (seen) {

@@ -61,12 +61,12 @@ class DeltaEncoder {
   std::string payload(const TotalsView& now, const std::vector<std::string>& annotation_lines,
                       std::string_view end_reason = {});
   bool changed() const { return changed_; }  // the last payload holds any change
-  void commit();                              // the last payload reached the file
+  void commit();                             // the last payload reached the file
 
  private:
-  Snapshot committed_;                                 // sorted by (peer, category)
-  std::vector<std::pair<size_t, Counters>> updates_;   // of the last payload: index in committed_, new totals
-  Snapshot inserts_;                                   // of the last payload: new (peer, category), sorted
+  Snapshot committed_;                                // sorted by (peer, category)
+  std::vector<std::pair<size_t, Counters>> updates_;  // of the last payload: index in committed_, new totals
+  Snapshot inserts_;                                  // of the last payload: new (peer, category), sorted
   std::vector<std::string> committed_lines_, pending_lines_;
   bool changed_ = false;
 };

@@ -8,9 +8,12 @@ namespace mpimon::series {
 
 const char* frame_kind_name(FrameKind kind) noexcept {
   switch (kind) {
-    case FrameKind::start: return "start";
-    case FrameKind::snapshot: return "snapshot";
-    case FrameKind::final: return "final";
+    case FrameKind::start:
+      return "start";
+    case FrameKind::snapshot:
+      return "snapshot";
+    case FrameKind::final:
+      return "final";
   }
   return "unknown";
 }
@@ -19,8 +22,8 @@ namespace {
 
 // "<kind> <rank> <interval> <time_us> <length>" of a header, after the magic.
 std::string header_fields(const FrameHeader& h, uint64_t length) {
-  return std::string(frame_kind_name(h.kind)) + ' ' + std::to_string(h.rank) + ' ' + std::to_string(h.interval) +
-         ' ' + std::to_string(h.time_us) + ' ' + std::to_string(length);
+  return std::string(frame_kind_name(h.kind)) + ' ' + std::to_string(h.rank) + ' ' + std::to_string(h.interval) + ' ' +
+         std::to_string(h.time_us) + ' ' + std::to_string(length);
 }
 
 }  // namespace

@@ -72,11 +72,11 @@ class IntegrityCheck {
       c.fail("the checksum of rank " + std::to_string(next_rank_) + " (" + kCorrupted + "), found rank " +
              std::to_string(rank));
     if (bytes != offset - block_start_)
-      c.fail("a block of " + std::to_string(offset - block_start_) + " bytes for rank " + std::to_string(rank) +
-             " (" + kCorrupted + "), found " + std::to_string(bytes));
+      c.fail("a block of " + std::to_string(offset - block_start_) + " bytes for rank " + std::to_string(rank) + " (" +
+             kCorrupted + "), found " + std::to_string(bytes));
     if (crc != to_hex(block_crc_, 8))
-      c.fail("CRC-32C " + to_hex(block_crc_, 8) + " for the block of rank " + std::to_string(rank) + " (" +
-             kCorrupted + "), found '" + std::string(crc) + "'");
+      c.fail("CRC-32C " + to_hex(block_crc_, 8) + " for the block of rank " + std::to_string(rank) + " (" + kCorrupted +
+             "), found '" + std::string(crc) + "'");
     ++next_rank_;
   }
   void end_line(Cursor& c, uint64_t offset, int world_size) {
@@ -98,8 +98,9 @@ class IntegrityCheck {
   }
   void at_end_of_file(uint64_t size) const {
     if (!ended_)
-      throw FormatError(std::string(source_) + ": " + kCorrupted + ": expected an 'eof' line, found the end of the file after " +
-                        std::to_string(size) + " bytes and the checksums of " + std::to_string(next_rank_) +
+      throw FormatError(std::string(source_) + ": " + kCorrupted +
+                        ": expected an 'eof' line, found the end of the file after " + std::to_string(size) +
+                        " bytes and the checksums of " + std::to_string(next_rank_) +
                         " ranks (cut short: a full disk, or a rank died while writing?)");
   }
   bool ended() const { return ended_; }
@@ -171,7 +172,8 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       } else if (key == "end") {
         file.header.end_time = c.word("an end time");
       } else if (key == "records") {
-        if (version == 0) c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
+        if (version == 0)
+          c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
         if (!have_size) c.fail("a 'world_size' line before 'records'");
         in_records = true;
       } else {
@@ -225,8 +227,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
       const uint64_t count = c.number<uint64_t>(item.substr(colon + 1), "a histogram count");
       if (count > r.counters.messages - total)  // also keeps the sum from wrapping around
-        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) +
-               ", found more");
+        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found more");
       r.counters.histogram[bucket] += count;
       total += count;
     }

@@ -1,13 +1,13 @@
 #include "readers/prof_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <map>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 namespace mpimon {
 
@@ -80,9 +80,7 @@ std::pair<std::string_view, std::string_view> split_tag(std::string_view line) {
 bool is_record_kind(std::string_view kind) {
   return kind.size() == 1 && std::string_view("EISRC").find(kind[0]) != std::string_view::npos;
 }
-int class_index(std::string_view kind) {
-  return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1;
-}
+int class_index(std::string_view kind) { return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1; }
 
 // "# SYNC\t<me>\t<window>\t<kind>\t<n> calls\t<seconds> s"
 ProfSync parse_sync(LineParser& p, size_t line_no) {
@@ -178,8 +176,10 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
           if (owner == me && !b.classes[k]) mine = &b;
           if (owner < 0) unclaimed = &b;
         }
-        if (mine != nullptr) target = mine;
-        else if (unclaimed != nullptr) target = unclaimed;
+        if (mine != nullptr)
+          target = mine;
+        else if (unclaimed != nullptr)
+          target = unclaimed;
       }
       ProfCommunicator& block = file.communicators[target->index];
       if (target->classes[k]) p.fail("one " + std::string(kind) + " line per D line");

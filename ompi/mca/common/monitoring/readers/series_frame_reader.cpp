@@ -44,10 +44,14 @@ bool parse_header_line(std::string_view line, ParsedHeader& out) {
   if (line.substr(0, kFrameMagic.size()) != kFrameMagic) return false;
   std::string_view rest = line.substr(kFrameMagic.size());
   const std::string_view kind = next_word(rest);
-  if (kind == "start") out.header.kind = FrameKind::start;
-  else if (kind == "snapshot") out.header.kind = FrameKind::snapshot;
-  else if (kind == "final") out.header.kind = FrameKind::final;
-  else return false;
+  if (kind == "start")
+    out.header.kind = FrameKind::start;
+  else if (kind == "snapshot")
+    out.header.kind = FrameKind::snapshot;
+  else if (kind == "final")
+    out.header.kind = FrameKind::final;
+  else
+    return false;
   if (!parse_number(next_word(rest), out.header.rank) || out.header.rank < 0) return false;
   if (!parse_number(next_word(rest), out.header.interval)) return false;
   if (!parse_number(next_word(rest), out.header.time_us) || out.header.time_us < 0) return false;

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/job_format.h"  // escape_name
 #include "analyses/wait_states/wait_patterns.h"
+#include "formats/job_format.h"  // escape_name
 
 namespace mpimon::wait_states {
 
