@@ -1,4 +1,4 @@
-# A sanitizer build of the whole project (README "Sanitizer build"):
+# A sanitizer build of the whole project (docs/development.md, "Sanitizer build"):
 #   cmake -S . -B build-asan -DMPIMON_SANITIZE=address   AddressSanitizer + UndefinedBehaviorSanitizer
 #   cmake -S . -B build-tsan -DMPIMON_SANITIZE=thread    ThreadSanitizer
 # Everything we build is instrumented: the components, the engine and events libraries,

@@ -10,7 +10,7 @@ build="${MPIMON_BUILD_DIR:-$here/build}"
 release="$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")"
 case "$release" in
   debian:12) clang_runtime=libclang-rt-14-dev ;;
-  debian:13) clang_runtime=libclang-rt-19-dev ;;
+  debian:13) clang_runtime=libclang-rt-19-dev ;;  # no clang-format-14 there: the style check is Debian 12's
   *) echo "setup: this is '$release'; mpimon's set-up knows Debian 12 and 13 (docs/open-mpi-5.md), trying Debian 12's package names" >&2
      clang_runtime=libclang-rt-14-dev ;;
 esac
@@ -23,6 +23,7 @@ packages=(
   libhwloc-dev hwloc                   # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
   valgrind time python3                # benchmarks (instruction counts, peak memory)
+  strace                               # bench/series_sigterm.sh: when mpirun signals each rank
   lammps lammps-examples               # a real application in the tests
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
@@ -31,7 +32,8 @@ packages=(
 )
 # Debian 12 only: the Debian 13 root in which scripts/test.sh tests Open MPI 5.0
 # (scripts/debian13-root.sh); its own packages are listed there.
-[ "$release" != debian:12 ] || packages+=(debootstrap)
+# Debian 12 also: clang-format 14, the style check (scripts/format.sh, ctest Style.ClangFormatClean).
+[ "$release" = debian:13 ] || packages+=(debootstrap clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up, build, run every test (unit and real MPI jobs) with ctest's summary; then, for a
-# full run (no arguments), the sanitizer build (README "Sanitizer build"): everything
+# full run (no arguments), the sanitizer build (docs/development.md): everything
 # instrumented with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ (or
 # $MPIMON_ASAN_BUILD_DIR), run on the MPI integration tests, the event logger's jobs and
 # the events conformance suite; then Open MPI 5.0: in a Debian 13 root

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Emulates a small cluster on this machine with network namespaces, for one MPI job over
-# several "hosts" (see README "Running on a cluster" and test/cluster/cluster.h).
+# several "hosts" (see docs/running-on-a-cluster.md and test/cluster/cluster.h).
 #
 #   cluster.sh check                         why clusters cannot be emulated here (exit 1), or nothing (exit 0)
 #   cluster.sh up <name> <hosts>             create the launcher h0 and hosts h1..h<hosts>

@@ -21,6 +21,8 @@
 #include "analyses/wait_states/wait_totals.h"
 #include "cluster.h"
 #include "formats/job_format.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 using namespace mpimon::test;
 using mpimon::wait_states::Pattern;

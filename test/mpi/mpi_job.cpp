@@ -1,4 +1,5 @@
 #include "mpi_job.h"
+#include "readers/prof_reader.h"
 
 #include "component_selection.h"
 

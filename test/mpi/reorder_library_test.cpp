@@ -17,7 +17,7 @@ const char* kApartRankfile =
     "rank 0=localhost slot=0\nrank 1=localhost slot=0\nrank 2=localhost slot=0\nrank 3=localhost slot=0\n"
     "rank 4=localhost slot=1\nrank 5=localhost slot=1\nrank 6=localhost slot=1\nrank 7=localhost slot=1\n";
 
-// Builds `source` the way the README says, runs it on 8 ranks bound apart, and checks that
+// Builds `source` the way docs/placement.md says, runs it on 8 ranks bound apart, and checks that
 // the reordered ranks r and r+4 (logical partners) are processes bound to the same core.
 void expect_partners_together(const std::string& compiler, const std::string& source, const std::string& language) {
   const auto folder = new_test_folder();

@@ -27,7 +27,7 @@ TEST(DeploymentCheck, AHostWithoutATagIsNamedAndRankZeroReports) {
   EXPECT_EQ(v.line,
             "monitoring off for this job (mpimon 0.1.0): its components are not running on 1 host: b; the job runs on "
             "unmonitored (no dumps, no job file); install the same plugin folder at the same path on every host "
-            "(README: Running on a cluster)");
+            "(docs/running-on-a-cluster.md)");
 }
 
 TEST(DeploymentCheck, WhenRankZerosHostLacksThemTheLowestRankOfAMonitoredHostReports) {

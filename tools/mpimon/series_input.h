@@ -2,7 +2,7 @@
 // range of it.
 //
 // A job with snapshots on keeps its time series in <job file>.series, next to the job
-// file (README, "Monitoring over time"). While it runs, or after it died, there is no job
+// file (docs/time-series.md). While it runs, or after it died, there is no job
 // file yet: the name given is then read from the series, summed up to its last snapshot,
 // and the user is told that the job did not finish. A finished job file names its series
 // (a `series` line); --from/--to (seconds since the start) select intervals of it.
@@ -40,7 +40,6 @@ struct ResolvedInputs {
   std::vector<std::string> files;
   DumpLoader load;  // the series' texts, else the files
 };
-ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time,
-                              std::ostream& notes);
+ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time, std::ostream& notes);
 
 }  // namespace mpimon::tools

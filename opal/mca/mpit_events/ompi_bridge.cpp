@@ -1,6 +1,7 @@
 // Everything that needs Open MPI internals (4.1 and 5.0: ompi_series.h): the MPI_T init count, our MPI_T category
 // (an MCA variable group), element enums (MCA enums, which MPI_T_enum_* understands)
 // and info objects usable before MPI_Init.
+#include <ompi_config.h>
 #include <atomic>
 #include <cstring>
 #include "ompi_series.h"

@@ -1,6 +1,6 @@
 // The one way our components, the event logger and the tools write files. Everything
 // that reaches disk goes through NewFile, so the same guarantees hold for every output
-// (README "Reliability"):
+// (docs/reliability.md):
 //
 // - Whole or nothing: content goes to a temporary in the final file's folder, is synced
 //   (fsync) and its size checked, and only then published under the final name. A full

@@ -68,7 +68,7 @@ DeploymentVerdict judge_deployment(const std::vector<HostReport>& reports, const
             (other.size() == 1 ? " host: " : " hosts: ") + name_list(names(other), max_named);
   verdict.line = "monitoring off for this job (" + our_tag + "): " + what +
                  "; the job runs on unmonitored (no dumps, no job file); install the same plugin folder at the same "
-                 "path on every host (README: Running on a cluster)";
+                 "path on every host (docs/running-on-a-cluster.md)";
   return verdict;
 }
 

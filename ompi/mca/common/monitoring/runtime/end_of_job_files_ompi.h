@@ -3,7 +3,7 @@
 // call our end-of-job dump makes is here (so a check that all ranks run our components
 // guards one place).
 //
-// How (README "Reliability", docs/formats.md):
+// How (docs/reliability.md, docs/formats.md):
 // - .prof: each rank writes its own temporary (NewFile) and syncs it.
 // - Job file: rank 0 creates one named temporary exclusively and broadcasts its name and
 //   inode; every rank opens it (no create, no link followed, same inode), writes its
@@ -32,9 +32,9 @@ struct Settings;
 struct EndOfJobContent {
   bool prof_to_file = false;  // pml_monitoring_enable_output >= 3 with a prefix
   std::string prof_text;
-  bool job_file = false;    // pml_monitoring_job_file not empty
-  JobHeader job_header;     // rank 0 only
-  std::string job_body;     // this rank's records and annotations
+  bool job_file = false;  // pml_monitoring_job_file not empty
+  JobHeader job_header;   // rank 0 only
+  std::string job_body;   // this rank's records and annotations
 };
 
 // Collective over `comm` (MPI_COMM_WORLD's ranks, in world-rank order).

@@ -29,8 +29,8 @@ char* snapshot_interval_text = nullptr;
 bool registered = false;
 bool pml_took_part = false;
 
-// pml_monitoring_snapshot_interval: the default, and what is accepted (docs: "Monitoring
-// over time": 10 s keeps a 100 000-rank hour to about 10 GB; 0.01 s is a hundred
+// pml_monitoring_snapshot_interval: the default, and what is accepted (docs/time-series.md,
+// "Why 10 s": 10 s keeps a 100 000-rank hour to about 14 GB; 0.01 s is a hundred
 // snapshots per second per process).
 constexpr double kDefaultSnapshotInterval = 10;
 constexpr double kShortestSnapshotInterval = 0.01, kLongestSnapshotInterval = 86400;

@@ -1,5 +1,5 @@
 // The control variables of the whole monitoring: pml_monitoring_enable, _enable_output,
-// _filename, _job_file, _verbose, _snapshot_interval (Open MPI's names; docs/parameters).
+// _filename, _job_file, _verbose, _snapshot_interval (Open MPI's names; docs/mca-parameters.md).
 //
 // Registered once per process by whichever of our components Open MPI registers first:
 // our PML normally, our COLL or OSC component when the user's pml selection (--mca pml

@@ -6,7 +6,7 @@
 // its record to the pure rules (common/monitoring/analyses/wait_states/wait_patterns.h) and the
 // waits they find to the totals, the performance variables and the MPI_T events.
 //
-// Exchange (docs in the README's design notes):
+// Exchange (docs/rma-wait-states.md, "How it works"):
 //   MPI_Win_post     the target sends its post entry time to each origin (a
 //                    point-to-point message on the private communicator, not waited for)
 //   MPI_Win_complete the origin puts its complete entry and last-operation exit into
