@@ -59,4 +59,21 @@ std::string read_text(const std::filesystem::path& file);
 // "rank <r>: OK <mode>".
 void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mode);
 
+// The osc components of the Open MPI the tests run on: 4.1 has pt2pt, 5.0 removed it (its
+// osc components are rdma, sm, ucx, portals4; docs/open-mpi-5.md, "What differs on 5.0").
+inline bool osc_pt2pt_exists() { return std::string(MPIMON_OMPI_VERSION).rfind("4.", 0) == 0; }
+// The osc components a test runs its scenario on, one after the other: rdma and pt2pt (4.1),
+// rdma (5.0).
+inline std::vector<std::string> osc_components_to_test() {
+  if (osc_pt2pt_exists()) return {"rdma", "pt2pt"};
+  return {"rdma"};
+}
+
 }  // namespace mpimon::test
+
+// In a test that needs osc/pt2pt: skips it, saying why, on an Open MPI without pt2pt.
+#define MPIMON_SKIP_WITHOUT_OSC_PT2PT()                                              \
+  if (!mpimon::test::osc_pt2pt_exists())                                             \
+  GTEST_SKIP() << "Open MPI " MPIMON_OMPI_VERSION                                    \
+                  " has no osc/pt2pt (removed in Open MPI 5.0): this test is about " \
+                  "pt2pt's own protocol; its rdma variant runs"

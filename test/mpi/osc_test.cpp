@@ -172,6 +172,7 @@ TEST(Osc, AllWindowFlavorsWorkAndSharedQuerySucceeds4Ranks) {
 }
 
 TEST(Osc, OtherComponentsChosenAtRunTimePt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
   const JobResult job =
       run_osc(4, {"--mca", "osc", "pt2pt,mpimon", "--mca", "pml_monitoring_verbose", "1"}, {"flavors", "no_shared"});
   expect_every_rank_ok(job, 4, "flavors");
