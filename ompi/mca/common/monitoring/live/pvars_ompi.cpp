@@ -56,9 +56,6 @@ int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallb
 }
 
 int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
-  // Monitoring off (pml_monitoring_enable 0, or our PML left out): an error, not zeros a
-  // tool would take for silence (mpimon_reorder says "unavailable" then).
-  if (!Runtime::instance().started()) return OMPI_ERR_NOT_AVAILABLE;
   if (!communicator_still_bound(obj)) return OMPI_ERR_NOT_FOUND;  // freed (or never valid)
   const auto* comm = static_cast<const ompi_communicator_t*>(obj);
   const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
