@@ -184,13 +184,14 @@ TEST(Osc, OtherComponentsChosenAtRunTimePt2pt4Ranks) {
 TEST(Osc, OtherComponentsChosenAtRunTimeSmAndUcx4Ranks) {
   // A command-line selection replaces the environment's: it excludes Open MPI's own
   // monitoring itself, as `mpimon run` would have merged it (component_selection.h).
-  const JobResult job =
-      run_osc(4, {"--mca", "osc", "^rdma,monitoring", "--mca", "pml_monitoring_verbose", "1"}, {"ops"});
+  // Open MPI 5.0's osc ucx fails the job in its query when UCX has no transport (as in the
+  // Debian 13 root) instead of declining as 4.1's does: excluded there.
+  const std::string selection = osc_pt2pt_exists() ? "^rdma,monitoring" : "^rdma,ucx,monitoring";
+  const JobResult job = run_osc(4, {"--mca", "osc", selection, "--mca", "pml_monitoring_verbose", "1"}, {"ops"});
   expect_every_rank_ok(job, 4, "ops");
   EXPECT_EQ(job.output.find("window created by osc component rdma"), std::string::npos) << job.output;
   EXPECT_EQ(read_edges(job.folder, "SR"), expected_ops_edges(4));
-  const JobResult shared =
-      run_osc(4, {"--mca", "osc", "^rdma,monitoring", "--mca", "pml_monitoring_verbose", "1"}, {"flavors"});
+  const JobResult shared = run_osc(4, {"--mca", "osc", selection, "--mca", "pml_monitoring_verbose", "1"}, {"flavors"});
   expect_every_rank_ok(shared, 4, "flavors");
   EXPECT_NE(shared.output.find("window created by osc component sm"), std::string::npos) << shared.output;
   EXPECT_EQ(read_edges(shared.folder, "SR"), ring_edges(4, 32, 4));

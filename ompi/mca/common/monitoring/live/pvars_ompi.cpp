@@ -56,9 +56,13 @@ int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallb
 }
 
 int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
+  // Our PML not running (pml_monitoring_enable 0, or a pml selection without it): its
+  // variables are unavailable, as Open MPI's own were once it closed its idle component
+  // (mpimon_reorder says "unavailable" then). The COLL and OSC ones read zeros, as before.
+  if (variable->category == Category::external && !Runtime::instance().started()) return OMPI_ERR_NOT_AVAILABLE;
   if (!communicator_still_bound(obj)) return OMPI_ERR_NOT_FOUND;  // freed (or never valid)
   const auto* comm = static_cast<const ompi_communicator_t*>(obj);
-  const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
   const Engine& engine = Runtime::instance().engine;
   const LocalJob job = LocalJob::of_this_process();
   const int count = smallest_bound_count(pvar, obj, values_of(comm));
