@@ -2,14 +2,16 @@
 // registers pml_monitoring_enable and gates all layers): every communicator then gets
 // our module at priority 100, the highest Open MPI allows, so it is enabled last.
 #include "coll_monitoring.h"
+#include "coll_monitoring_nbc.h"
 
 #include <climits>
 #include <cstring>
 
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "runtime/component_version.h"
 #include "live/pvars.h"
+#include "runtime/component_version.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -63,11 +65,14 @@ void register_class_variables() {
     const char* description;
     ClassVariable variable;
   } table[] = {
-      {"o2a_count", "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
+      {"o2a_count",
+       "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
        {CollectiveClass::one_to_all, false}},
-      {"a2o_count", "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
+      {"a2o_count",
+       "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
        {CollectiveClass::all_to_one, false}},
-      {"a2a_count", "Number of all-to-all collectives this process sent in (mpimon)",
+      {"a2a_count",
+       "Number of all-to-all collectives this process sent in (mpimon)",
        {CollectiveClass::all_to_all, false}},
       {"o2a_size", "Bytes this process sent in one-to-all collectives (mpimon)", {CollectiveClass::one_to_all, true}},
       {"a2o_size", "Bytes this process sent in all-to-one collectives (mpimon)", {CollectiveClass::all_to_one, true}},
@@ -97,14 +102,18 @@ int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   const mpimon::NbcKindTotals all = totals.sum();
   const double seconds_per_tick = tracker.clock().seconds_per_tick();
   switch (which) {
-    case NbcVariable::overlap: *static_cast<double*>(value) = totals.byte_weighted_overlap(); break;
+    case NbcVariable::overlap:
+      *static_cast<double*>(value) = totals.byte_weighted_overlap();
+      break;
     case NbcVariable::blocked_time:
       *static_cast<double*>(value) = static_cast<double>(all.blocked_ticks) * seconds_per_tick;
       break;
     case NbcVariable::duration:
       *static_cast<double*>(value) = static_cast<double>(all.duration_ticks) * seconds_per_tick;
       break;
-    case NbcVariable::calls: *static_cast<unsigned long long*>(value) = all.calls; break;
+    case NbcVariable::calls:
+      *static_cast<unsigned long long*>(value) = all.calls;
+      break;
   }
   return OMPI_SUCCESS;
 }
@@ -139,7 +148,22 @@ void register_nbc_variables() {
   }
 }
 
+int nbc_sampling = 64;  // coll_monitoring_nbc_sampling
+
 int component_register() {
+  // Following every nonblocking collective costs more per call than Open MPI's whole
+  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 64 by default.
+  static const mpimon::IntParameter nbc_sampling_parameter{
+      "nbc_sampling", "coll_monitoring_nbc_sampling",
+      "Which nonblocking collectives of the application are followed for their overlap (mpimon; "
+      "coll_monitoring_nbc_* performance variables, '# NBC' lines of the .prof files, nbc_overlap lines of the job "
+      "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 64), 0 none",
+      "0 (none), 1 (every call) or N >= 2 (one in N)", 64};
+  std::string warning;
+  mpimon::register_int_parameter(&mca_coll_monitoring_component.collm_version, nbc_sampling_parameter, nbc_sampling,
+                                 warning);
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 64 followed");
+  mpimon::coll::set_nbc_sampling(nbc_sampling);
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
@@ -153,10 +177,19 @@ void dump_communicators(Runtime::LayerDump& out) {
   out.prof.collectives += mpimon::format_prof_communicators(runtime.world_rank(), runtime.communicators);
   out.job_annotations += mpimon::format_job_communicators(runtime.world_rank(), runtime.communicators);
   const double seconds_per_tick = runtime.nbc.clock().seconds_per_tick();
+  std::string prof_nbc, job_nbc;
   runtime.nbc.read([&] {
-    out.prof.collectives += mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
-    out.job_annotations += mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    prof_nbc = mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    job_nbc = mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
   });
+  // Which calls the lines describe, unless every one.
+  if (const int every = mpimon::coll::nbc_sampling(); every != 1 && !job_nbc.empty()) {
+    const std::string me = std::to_string(runtime.world_rank()), n = std::to_string(every);
+    prof_nbc += "# NBC sampling\t" + me + "\t" + n + "\n";
+    job_nbc += "nbc_sampling " + me + " " + n + "\n";
+  }
+  out.prof.collectives += prof_nbc;
+  out.job_annotations += job_nbc;
 }
 
 bool layer_active() {
