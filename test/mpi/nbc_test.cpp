@@ -15,9 +15,11 @@ namespace {
 
 const std::string kNbc = MPIMON_NBC_PATTERNS;
 
+// Every call followed (the default follows one in 64): the scenarios check exact figures.
 JobResult run_nbc(int ranks, const std::vector<std::string>& mode, const std::vector<std::string>& extra = {}) {
-  return run_job(ranks,
-                 concat_arguments(concat_arguments(monitoring_arguments(), extra), concat_arguments({kNbc}, mode)));
+  const std::vector<std::string> every_call = {"--mca", "coll_monitoring_nbc_sampling", "1"};
+  return run_job(ranks, concat_arguments(concat_arguments(concat_arguments(monitoring_arguments(), every_call), extra),
+                                         concat_arguments({kNbc}, mode)));
 }
 
 // "rank <r>: overlap <x> ..." lines of an overlap scenario: rank -> overlap.
