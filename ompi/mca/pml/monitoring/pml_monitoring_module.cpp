@@ -15,8 +15,8 @@
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
 
-#include "engine/engine.h"
 #include "analyses/nbc_overlap.h"
+#include "engine/engine.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 
@@ -71,10 +71,9 @@ template <typename Fn>
   return reinterpret_cast<send_registers_fn>(reinterpret_cast<void (*)()>(fn));
 }
 
-[[gnu::always_inline]] inline int forward_isend(isend_fn fn, const void* buf, size_t count,
-                                                ompi_datatype_t* datatype, int dst, int tag,
-                                                mca_pml_base_send_mode_t mode, ompi_communicator_t* comm,
-                                                ompi_request_t** request) {
+[[gnu::always_inline]] inline int forward_isend(isend_fn fn, const void* buf, size_t count, ompi_datatype_t* datatype,
+                                                int dst, int tag, mca_pml_base_send_mode_t mode,
+                                                ompi_communicator_t* comm, ompi_request_t** request) {
 #if MPIMON_FORWARD_BY_JUMP
   (void)comm, (void)request;
   return registers_only(fn)(buf, count, datatype, dst, tag, mode);
@@ -128,14 +127,16 @@ template <bool split>
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (send_events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
+  if (send_events_listened()) [[unlikely]]
+    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
 [[gnu::noinline]] int send_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (send_events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
+  if (send_events_listened()) [[unlikely]]
+    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
@@ -161,7 +162,8 @@ template <bool split, bool events>
                                                    ompi_datatype_t* datatype, int dst, int tag,
                                                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   Counters* counters = home_counters_of<split>(peer, tag);
-  if (counters == nullptr) [[unlikely]] return forward_send(send_slow, buf, count, datatype, dst, tag, mode, comm);
+  if (counters == nullptr) [[unlikely]]
+    return forward_send(send_slow, buf, count, datatype, dst, tag, mode, comm);
   add_message(*counters, count * datatype->super.size);
   if constexpr (events)
     return forward_send(send_with_events, buf, count, datatype, dst, tag, mode, comm);
@@ -196,25 +198,29 @@ int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int
 
 int monitored_irecv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
                     ompi_request_t** request) {
-  if (events_listened()) [[unlikely]] return irecv_with_events(buf, count, datatype, src, tag, comm, request);
+  if (events_listened()) [[unlikely]]
+    return irecv_with_events(buf, count, datatype, src, tag, comm, request);
   return state.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
 }
 
 int monitored_recv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
                    ompi_status_public_t* status) {
-  if (events_listened()) [[unlikely]] return recv_with_events(buf, count, datatype, src, tag, comm, status);
+  if (events_listened()) [[unlikely]]
+    return recv_with_events(buf, count, datatype, src, tag, comm, status);
   return state.original.pml_recv(buf, count, datatype, src, tag, comm, status);
 }
 
 int monitored_imrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                      ompi_request_t** request) {
-  if (events_listened()) [[unlikely]] return imrecv_with_events(buf, count, datatype, message, request);
+  if (events_listened()) [[unlikely]]
+    return imrecv_with_events(buf, count, datatype, message, request);
   return state.original.pml_imrecv(buf, count, datatype, message, request);
 }
 
 int monitored_mrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                     ompi_status_public_t* status) {
-  if (events_listened()) [[unlikely]] return mrecv_with_events(buf, count, datatype, message, status);
+  if (events_listened()) [[unlikely]]
+    return mrecv_with_events(buf, count, datatype, message, status);
   return state.original.pml_mrecv(buf, count, datatype, message, status);
 }
 
@@ -240,8 +246,10 @@ int monitored_request_start(size_t count, ompi_request_t** requests);
 
 void started_with_events(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
-    if (is_ob1_send(requests[i])) persistent_send_started(requests[i]);
-    else if (is_ob1_recv(requests[i])) persistent_recv_started(requests[i]);
+    if (is_ob1_send(requests[i]))
+      persistent_send_started(requests[i]);
+    else if (is_ob1_recv(requests[i]))
+      persistent_recv_started(requests[i]);
   }
 }
 
@@ -261,7 +269,8 @@ int monitored_request_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original_request_start(count, requests);
   rewrap(count, requests);
-  if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
+  if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]]
+    started_with_events(count, requests);
   return rc;
 }
 
@@ -305,7 +314,8 @@ int monitored_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original.pml_start(count, requests);
   if (state.ob1) rewrap(count, requests);
-  if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
+  if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]]
+    started_with_events(count, requests);
   return rc;
 }
 
