@@ -37,11 +37,12 @@ exec "\$@"
 WRAP
 chmod +x "$work/rank3.sh"
 
-# Many calls: the default follows one call in 64, at random, so a difference over a few
+# Many calls: the default follows one call in 128, at random, so a difference over a few
 # hundred calls would move with the draws; over 4000 it is within about 2 instructions of
 # its expectation (printed beside it).
 K1=1000
 K2=5000
+default_sampling=128 # coll_monitoring_nbc_sampling's default
 run() {  # config kind K -> callgrind file
   local config=$1 kind=$2 k=$3 out="$work/$1.$2.$3.out"
   local -a env_path=() level=(--mca pml_monitoring_enable 2) sampling=()
@@ -78,7 +79,7 @@ per_call() {  # config kind -> "whole inside"
 
 echo "Instructions per call + MPI_Wait (8 B, 4 ranks, rank 3; callgrind, (K=$K2 - K=$K1) / $((K2 - K1)))"
 echo
-echo "| collective | none: whole call | distro: whole | distro: inside monitoring | mpimon: whole | mpimon: inside monitoring (default: 1 in 64 followed) | expected: none followed + (every call - none followed) / 64 | mpimon, every call followed (coll_monitoring_nbc_sampling 1): inside | mpimon, none followed (0): inside |"
+echo "| collective | none: whole call | distro: whole | distro: inside monitoring | mpimon: whole | mpimon: inside monitoring (default: 1 in $default_sampling followed) | expected: none followed + (every call - none followed) / $default_sampling | mpimon, every call followed (coll_monitoring_nbc_sampling 1): inside | mpimon, none followed (0): inside |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 verdicts=()
 for kind in ${MPIMON_NBC_KINDS:-allreduce iallreduce ibcast ibarrier ialltoall ineighbor_alltoall}; do
@@ -87,7 +88,7 @@ for kind in ${MPIMON_NBC_KINDS:-allreduce iallreduce ibcast ibarrier ialltoall i
   read -r ours_whole ours_inside <<<"$(per_call mpimon "$kind")"
   read -r _ every_inside <<<"$(per_call every "$kind")"
   read -r _ unfollowed_inside <<<"$(per_call unfollowed "$kind")"
-  expected=$(awk -v e="$every_inside" -v u="$unfollowed_inside" 'BEGIN {printf "%.1f", u + (e - u) / 64}')
+  expected=$(awk -v e="$every_inside" -v u="$unfollowed_inside" -v n="$default_sampling" 'BEGIN {printf "%.1f", u + (e - u) / n}')
   label="MPI_${kind^}"
   [[ $kind == allreduce ]] || label="$label + MPI_Wait"
   echo "| $label | $(fmt "$none_whole") | $(fmt "$distro_whole") | $(fmt "$distro_inside") | $(fmt "$ours_whole") | $(fmt "$ours_inside") | $(fmt "$expected") | $(fmt "$every_inside") | $(fmt "$unfollowed_inside") |"
@@ -103,4 +104,4 @@ echo
 echo "The whole-call columns include progress polling (how often MPI_Wait spins depends on the other ranks):"
 echo "compare the inside-monitoring columns. Ours for a nonblocking collective minus ours for MPI_Allreduce"
 echo "is what following the collective (tracker, wait wrappers, attribution of its messages) adds; the"
-echo "default pays it for one call in 64 (docs/nbc-overlap.md)."
+echo "default pays it for one call in $default_sampling (docs/nbc-overlap.md)."

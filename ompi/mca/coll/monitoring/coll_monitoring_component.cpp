@@ -148,21 +148,22 @@ void register_nbc_variables() {
   }
 }
 
-int nbc_sampling = 64;  // coll_monitoring_nbc_sampling
+int nbc_sampling = 128;  // coll_monitoring_nbc_sampling
 
 int component_register() {
   // Following every nonblocking collective costs more per call than Open MPI's whole
-  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 64 by default.
+  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 128 by default
+  // (the smallest power of two that keeps MPI_Ibcast under Open MPI's component).
   static const mpimon::IntParameter nbc_sampling_parameter{
       "nbc_sampling", "coll_monitoring_nbc_sampling",
       "Which nonblocking collectives of the application are followed for their overlap (mpimon; "
       "coll_monitoring_nbc_* performance variables, '# NBC' lines of the .prof files, nbc_overlap lines of the job "
-      "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 64), 0 none",
-      "0 (none), 1 (every call) or N >= 2 (one in N)", 64};
+      "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 128), 0 none",
+      "0 (none), 1 (every call) or N >= 2 (one in N)", 128};
   std::string warning;
   mpimon::register_int_parameter(&mca_coll_monitoring_component.collm_version, nbc_sampling_parameter, nbc_sampling,
                                  warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 64 followed");
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
   mpimon::coll::set_nbc_sampling(nbc_sampling);
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
