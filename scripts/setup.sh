@@ -18,7 +18,8 @@ packages=(
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
-  iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
+  iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter; tc)
+  kmod                                 # modprobe sch_netem / sch_tbf where the kernel builds them as modules
 )
 missing=()
 for p in "${packages[@]}"; do

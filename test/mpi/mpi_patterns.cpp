@@ -15,9 +15,13 @@
 //                           64 bytes (tag 7) to rank+1 (emulated hosts: which ran where)
 //   mpi_patterns partners   the same print, then ranks r and r + size/2 exchange 64 KiB
 //                           (tag 4): a pattern whose placement matters
+//   mpi_patterns pingpong B N   ranks 0 and size-1 exchange B bytes back and forth, one
+//                           untimed round trip then N timed ones; rank 0 prints "pingpong
+//                           <B> bytes: <s> s per round trip" (emulated hosts: a network's cost)
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -113,6 +117,29 @@ void partners() {
                MPI_STATUS_IGNORE);
 }
 
+void pingpong(long bytes, int round_trips) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int last = size - 1;
+  std::vector<char> buffer(bytes);
+  auto round_trip = [&] {
+    if (rank == 0) {
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, last, 8, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, last, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == last) {
+      MPI_Recv(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), static_cast<int>(bytes), MPI_CHAR, 0, 8, MPI_COMM_WORLD);
+    }
+  };
+  round_trip();  // connection set-up
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  for (int i = 0; i < round_trips; ++i) round_trip();
+  const double seconds = (MPI_Wtime() - start) / round_trips;
+  if (rank == 0) std::printf("pingpong %ld bytes: %.6f s per round trip\n", bytes, seconds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,8 +162,10 @@ int main(int argc, char** argv) {
       hosts();
     } else if (mode == "partners") {
       partners();
+    } else if (mode == "pingpong" && argc == 4 && std::atol(argv[2]) > 0 && std::atoi(argv[3]) > 0) {
+      pingpong(std::atol(argv[2]), std::atoi(argv[3]));
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners)\n", mode.c_str());
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners, pingpong B N)\n", mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

@@ -31,7 +31,7 @@ struct PlaceOptions {
   std::string network;
   std::string category = "all";
   int oversubscription = 1;
-  std::string rankfile, keys, host = "localhost";
+  std::string rankfile, scotch_rankfile, keys, host = "localhost";
 };
 
 // The job's traffic of the chosen category, symmetric, sparse.
@@ -187,6 +187,15 @@ void print_mapping(const pl::Cluster& cluster, const pl::Mapping& mapping) {
   if (used > kRowsShown) std::cout << "| ... " << used - kRowsShown << " more hosts | | |\n";
 }
 
+// "rank <r>=<host> slot=<core>" per rank, mpirun's rankfile syntax.
+std::string rankfile_text(const pl::Cluster& cluster, const pl::Mapping& mapping) {
+  std::string text;
+  for (size_t r = 0; r < mapping.size(); ++r)
+    text += "rank " + std::to_string(r) + "=" + cluster.hosts[mapping[r].host].name +
+            " slot=" + std::to_string(mapping[r].core) + "\n";
+  return text;
+}
+
 int write_output(const std::string& path, const std::string& text) {
   if (std::string error = write_file_atomically(path, text); !error.empty()) {
     std::cerr << "mpimon place: " << error << '\n';
@@ -268,13 +277,17 @@ int run_place(const PlaceOptions& o) {
   print_mapping(cluster, ours.mapping);
 
   if (!o.rankfile.empty()) {
-    std::string text;
-    for (int r = 0; r < n; ++r)
-      text += "rank " + std::to_string(r) + "=" + cluster.hosts[ours.mapping[r].host].name +
-              " slot=" + std::to_string(ours.mapping[r].core) + "\n";
-    if (int status = write_output(o.rankfile, text)) return status;
+    if (int status = write_output(o.rankfile, rankfile_text(cluster, ours.mapping))) return status;
     std::cout << "\nrankfile: " << o.rankfile << " (mpirun "
               << (o.hostfile.empty() ? "" : "--hostfile " + o.hostfile + " ") << "--rankfile " << o.rankfile << ")\n";
+  }
+  if (!o.scotch_rankfile.empty()) {
+    if (!scotch) {
+      std::cerr << "mpimon place: no Scotch rankfile: " << scotch_why_not << '\n';
+      return 1;
+    }
+    if (int status = write_output(o.scotch_rankfile, rankfile_text(cluster, *scotch))) return status;
+    std::cout << "Scotch's rankfile: " << o.scotch_rankfile << '\n';
   }
   if (!o.keys.empty()) {
     // New rank order = slot order (host, then core): the key of rank r is its position.
@@ -322,6 +335,8 @@ Subcommand add_place_command(CLI::App& mpimon) {
       ->check(CLI::PositiveNumber)
       ->excludes(hostfile);
   place->add_option("--rankfile", o->rankfile, "write an Open MPI rankfile for the placement");
+  place->add_option("--scotch-rankfile", o->scotch_rankfile,
+                    "write Scotch's mapping as a rankfile too (to compare both in reruns)");
   place->add_option("--keys", o->keys, "write rank reordering keys (for MPI_Comm_split)");
   place->add_option("--host", o->host, "host name in the rankfile (one host)")->excludes(hostfile);
   return {place, [o] { return run_place(*o); }};
