@@ -43,12 +43,14 @@ target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
 
 # An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
 # symbol visible, every symbol resolved at link time.
-#   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [OUTPUT_DIRECTORY <dir>] <sources>...)
-# COMPONENT: default monitoring (linked to the engine, libmpimon_monitoring); other
-# components link what they need themselves. OUTPUT_DIRECTORY: a variant built elsewhere
-# for the benchmarks (never installed).
+#   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [WITHOUT_ENGINE] [OUTPUT_DIRECTORY <dir>] <sources>...)
+# COMPONENT: default monitoring (linked to the engine, libmpimon_monitoring, unless
+# WITHOUT_ENGINE); other components link what they need themselves. OUTPUT_DIRECTORY: a
+# variant built elsewhere for the benchmarks (never installed). The sources get the name
+# as MPIMON_COMPONENT_NAME ("monitoring") and the symbol Open MPI looks for as
+# MPIMON_COMPONENT_SYMBOL (mca_<framework>_<component>_component).
 function(mpimon_add_plugin target framework)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY;COMPONENT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "WITHOUT_ENGINE" "OUTPUT_DIRECTORY;COMPONENT" "")
   if(NOT arg_COMPONENT)
     set(arg_COMPONENT monitoring)
   endif()
@@ -75,7 +77,7 @@ function(mpimon_add_plugin target framework)
   # ("wait_states/window_tracker.h").
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE mpimon_ompi_internal)
-  if(arg_COMPONENT STREQUAL "monitoring")
+  if(arg_COMPONENT STREQUAL "monitoring" AND NOT arg_WITHOUT_ENGINE)
     target_link_libraries(${target} PRIVATE mpimon_monitoring)
   endif()
   # Calls into other libraries (the events library's raise, Open MPI's functions) go
@@ -83,6 +85,8 @@ function(mpimon_add_plugin target framework)
   # is resolved when Open MPI loads the plugin (it must be anyway: --no-undefined).
   target_compile_options(${target} PRIVATE -fno-plt)
   target_compile_definitions(${target} PRIVATE
+    MPIMON_COMPONENT_NAME="${arg_COMPONENT}"
+    MPIMON_COMPONENT_SYMBOL=mca_${framework}_${arg_COMPONENT}_component
     MPIMON_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}
     MPIMON_VERSION_MINOR=${PROJECT_VERSION_MINOR}
     MPIMON_VERSION_PATCH=${PROJECT_VERSION_PATCH})

@@ -153,9 +153,8 @@ class EmulatedCluster {
   } while (0)
 
 // Skips the current test, with the reason, where this network cannot be emulated.
-#define MPIMON_REQUIRE_CLUSTER_NETWORK(network)                                                               \
-  do {                                                                                                        \
-    if (const std::string why = ::mpimon::test::EmulatedCluster::network_unavailable_reason(network);        \
-        !why.empty())                                                                                         \
-      GTEST_SKIP() << "network '" << (network) << "' unavailable: " << why;                                   \
+#define MPIMON_REQUIRE_CLUSTER_NETWORK(network)                                                                     \
+  do {                                                                                                              \
+    if (const std::string why = ::mpimon::test::EmulatedCluster::network_unavailable_reason(network); !why.empty()) \
+      GTEST_SKIP() << "network '" << (network) << "' unavailable: " << why;                                         \
   } while (0)

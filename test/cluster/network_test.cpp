@@ -20,8 +20,7 @@ constexpr long kMiB = 1 << 20;
 // Seconds per round trip of `mpi_patterns pingpong <bytes> <round trips>` between host1
 // and host2 (one rank on each).
 double pingpong_seconds(const EmulatedCluster& cluster, long bytes, int round_trips) {
-  const JobResult job =
-      cluster.run_job(2, {kPatterns, "pingpong", std::to_string(bytes), std::to_string(round_trips)});
+  const JobResult job = cluster.run_job(2, {kPatterns, "pingpong", std::to_string(bytes), std::to_string(round_trips)});
   EXPECT_EQ(job.exit_code, 0) << job.output;
   std::smatch m;
   static const std::regex line(R"(pingpong \d+ bytes: ([0-9.]+) s per round trip)");
@@ -104,8 +103,8 @@ TEST(ClusterNetwork, BadTextIsRefusedBeforeAnythingIsCreated) {
   for (const auto& [spec, message] : cases) {
     EXPECT_THROW(EmulatedCluster::network_unavailable_reason(spec), std::invalid_argument) << spec;
     const std::string name = "mpimon-cl-1.1-bad";
-    const JobResult up = run_shell(new_test_folder(), "MPIMON_HOSTS_NET=" + shell_quote(spec) + " " +
-                                                          shell_quote(kScript) + " up " + name + " 2");
+    const JobResult up = run_shell(
+        new_test_folder(), "MPIMON_HOSTS_NET=" + shell_quote(spec) + " " + shell_quote(kScript) + " up " + name + " 2");
     EXPECT_EQ(up.exit_code, 2) << spec << ": " << up.output;
     EXPECT_NE(up.output.find("cluster.sh: MPIMON_HOSTS_NET: " + message), std::string::npos)
         << spec << ": " << up.output;

@@ -18,7 +18,20 @@
 //   mpi_patterns pingpong B N   ranks 0 and size-1 exchange B bytes back and forth, one
 //                           untimed round trip then N timed ones; rank 0 prints "pingpong
 //                           <B> bytes: <s> s per round trip" (emulated hosts: a network's cost)
+//   mpi_patterns cart B     the same print, then a 2-D Cartesian communicator (MPI_Dims_create,
+//                           not periodic) made with reorder = 1; each process prints "cart:
+//                           world rank <w> is cart rank <c>" and sends B bytes (tag 9) to each
+//                           of its neighbours on it (a stencil's halo exchange)
+//   mpi_patterns graph B    a graph communicator (MPI_Graph_create, reorder = 1) where node i
+//                           and node i + size/2 are neighbours; each process prints "graph:
+//                           world rank <w> is graph rank <g>" and exchanges B bytes (tag 10)
+//                           with its neighbour
+//   mpi_patterns treereduce N K [reorder]   the paper's MPI_Reduce (MPI_MAX, N ints to rank
+//                           0; force the binary tree with coll_tuned_reduce_algorithm 4): the
+//                           same print, one reduce on MPI_COMM_WORLD, then (with `reorder`) on
+//                           the communicator mpimon_reorder() returns, K more reduces
 #include <mpi.h>
+#include <mpimon_reorder.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -140,6 +153,70 @@ void pingpong(long bytes, int round_trips) {
   if (rank == 0) std::printf("pingpong %ld bytes: %.6f s per round trip\n", bytes, seconds);
 }
 
+void cart(int bytes) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  print_host(rank);
+  int dims[2] = {0, 0}, periods[2] = {0, 0};
+  MPI_Dims_create(size, 2, dims);
+  MPI_Comm grid;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &grid);
+  int cart_rank;
+  MPI_Comm_rank(grid, &cart_rank);
+  std::printf("cart: world rank %d is cart rank %d\n", rank, cart_rank);
+  std::fflush(stdout);
+  std::vector<char> out(bytes), in(4 * static_cast<size_t>(bytes));
+  std::vector<MPI_Request> requests;
+  for (int dimension = 0; dimension < 2; ++dimension) {
+    int low, high;
+    MPI_Cart_shift(grid, dimension, 1, &low, &high);
+    for (int peer : {low, high}) {
+      if (peer == MPI_PROC_NULL) continue;
+      requests.emplace_back();
+      MPI_Irecv(in.data() + (requests.size() / 2) * bytes, bytes, MPI_CHAR, peer, 9, grid, &requests.back());
+      requests.emplace_back();
+      MPI_Isend(out.data(), bytes, MPI_CHAR, peer, 9, grid, &requests.back());
+    }
+  }
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  MPI_Comm_free(&grid);
+}
+
+void graph(int bytes) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<int> index, edges;
+  for (int node = 0; node < size; ++node) {
+    edges.push_back((node + size / 2) % size);
+    index.push_back(static_cast<int>(edges.size()));
+  }
+  MPI_Comm partners;
+  MPI_Graph_create(MPI_COMM_WORLD, size, index.data(), edges.data(), 1, &partners);
+  int graph_rank, neighbour;
+  MPI_Comm_rank(partners, &graph_rank);
+  MPI_Graph_neighbors(partners, graph_rank, 1, &neighbour);
+  std::printf("graph: world rank %d is graph rank %d\n", rank, graph_rank);
+  std::fflush(stdout);
+  std::vector<char> out(bytes), in(bytes);
+  MPI_Sendrecv(out.data(), bytes, MPI_CHAR, neighbour, 10, in.data(), bytes, MPI_CHAR, neighbour, 10, partners,
+               MPI_STATUS_IGNORE);
+  MPI_Comm_free(&partners);
+}
+
+void treereduce(int ints, int iterations, bool reorder) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  print_host(rank);
+  std::vector<int> in(ints, rank), out(ints);
+  MPI_Reduce(in.data(), out.data(), ints, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (reorder && mpimon_reorder(MPI_COMM_WORLD, nullptr, &comm) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
+  for (int i = 0; i < iterations; ++i) MPI_Reduce(in.data(), out.data(), ints, MPI_INT, MPI_MAX, 0, comm);
+  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,10 +239,20 @@ int main(int argc, char** argv) {
       hosts();
     } else if (mode == "partners") {
       partners();
+    } else if (mode == "cart" && argc == 3 && std::atoi(argv[2]) > 0) {
+      cart(std::atoi(argv[2]));
+    } else if (mode == "graph" && argc == 3 && std::atoi(argv[2]) > 0) {
+      graph(std::atoi(argv[2]));
+    } else if (mode == "treereduce" && (argc == 4 || (argc == 5 && std::strcmp(argv[4], "reorder") == 0)) &&
+               std::atoi(argv[2]) > 0 && std::atoi(argv[3]) >= 0) {
+      treereduce(std::atoi(argv[2]), std::atoi(argv[3]), argc == 5);
     } else if (mode == "pingpong" && argc == 4 && std::atol(argv[2]) > 0 && std::atoi(argv[3]) > 0) {
       pingpong(std::atol(argv[2]), std::atoi(argv[3]));
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners, pingpong B N)\n", mode.c_str());
+      std::fprintf(stderr,
+                   "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners, pingpong B N, cart B, "
+                   "graph B, treereduce N K [reorder])\n",
+                   mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
