@@ -26,10 +26,12 @@
 #   2. reruns, interleaved (by-slot, round-robin, Scotch, rankfile, reorder; by-slot, ...),
 #      MPIMON_PLACEMENT_REPEATS times (default 5), each monitored (pml_monitoring_enable
 #      2, job file): the time per iteration it prints (barrier to barrier, after an
-#      untimed first iteration) and the bytes crossing hosts measured from its own job
-#      file (point-to-point records, collectives decomposed: E + I, between ranks the run
-#      placed on different hosts; the whole run: first iteration and, for reorder, the
-#      by-slot first iteration and the reordering itself included);
+#      untimed first iteration), the bytes crossing hosts per timed iteration it prints
+#      (E + I sent between processes on different hosts during the timed iterations,
+#      from mpimon's performance variables: comparable between layouts), and the bytes
+#      crossing hosts over the whole run measured from its own job file (the same
+#      records; the first iteration and, for reorder, the by-slot first iteration, the
+#      reordering and one untimed iteration on the new communicator included);
 #   3. a table: median time, ratio to by-slot, crossing bytes, runs; the load before and
 #      after (uptime).
 # Layouts: by-slot `--map-by slot`; round-robin `--map-by node`; Scotch and rankfile
@@ -186,7 +188,7 @@ for kernel in "${kernels[@]}"; do
     done
   fi
 
-  declare -A times=() crossing=() failures=()
+  declare -A times=() crossing=() per_iteration=() failures=()
   for ((rep = 1; rep <= repeats; rep++)); do
     for layout in "${layouts[@]}"; do
       args=(--map-by slot)
@@ -203,6 +205,7 @@ for kernel in "${kernels[@]}"; do
         seconds=$(awk '$1 == "seconds_per_iteration" {print $2}' "$log") && [[ -n $seconds ]]; then
         times[$layout]+="$seconds "
         crossing[$layout]+="$(crossing_bytes "$log" "$dir/$layout.$rep.txt") "
+        per_iteration[$layout]+="$(awk '$1 == "crossing_per_iteration" {print $2}' "$log") "
       else
         failures[$layout]=$((${failures[$layout]:-0} + 1))
         note "$kernel: $layout run $rep failed: $(tail -3 "$log" | tr '\n' ' ')"
@@ -221,23 +224,24 @@ for kernel in "${kernels[@]}"; do
     if [[ $have_rankfile == 1 ]]; then grep '^|' "$dir/place.txt" | head -6; else echo "(failed: $(tail -1 "$dir/place.txt"))"; fi
     if [[ $have_rankfile == 1 && $have_scotch == 0 ]]; then echo; echo "(no Scotch rankfile: $(tail -1 "$dir/place.txt"))"; fi
     echo
-    echo "| layout | median time per iteration | vs by-slot | bytes crossing hosts (run's own job file) | runs |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| layout | median time per iteration | vs by-slot | bytes crossing hosts per iteration | bytes crossing hosts, whole run (job file) | runs |"
+    echo "|---|---:|---:|---:|---:|---:|"
     base=$(printf '%s\n' ${times[by-slot]:-} | median)
     for layout in "${layouts[@]}"; do
       if [[ -z ${times[$layout]:-} ]]; then
-        echo "| $layout | - | - | - | 0 (${failures[$layout]:-0} failed) |"
+        echo "| $layout | - | - | - | - | 0 (${failures[$layout]:-0} failed) |"
         continue
       fi
       t=$(printf '%s\n' ${times[$layout]} | median)
       c=$(printf '%s\n' ${crossing[$layout]} | median)
+      i=$(printf '%s\n' ${per_iteration[$layout]:-} | median)
       ratio=$(awk -v t="$t" -v b="$base" 'BEGIN { if (b == "-" || b == 0) print "-"; else printf "%.2fx\n", t / b }')
       n=$(printf '%s\n' ${times[$layout]} | wc -l)
-      echo "| $layout | $(awk -v t="$t" 'BEGIN { printf "%.1f ms\n", t * 1000 }') | $ratio | $c | $n${failures[$layout]:+ (${failures[$layout]} failed)} |"
+      echo "| $layout | $(awk -v t="$t" 'BEGIN { printf "%.1f ms\n", t * 1000 }') | $ratio | $i | $c | $n${failures[$layout]:+ (${failures[$layout]} failed)} |"
     done
     echo
   } >>"$report"
-  unset times crossing failures
+  unset times crossing per_iteration failures
 done
 
 echo "Load after: $(uptime | sed 's/.*load average: //')" >>"$report"
