@@ -16,6 +16,7 @@ namespace {
 
 const std::string kPatterns = MPIMON_PATTERNS;
 const std::string kExample = MPIMON_EXAMPLE;
+const std::string kReorderPatterns = MPIMON_REORDER_PATTERNS;
 
 // rank -> host name, from mpi_patterns' "rank <r>: host <name>" lines.
 std::map<int, std::string> hosts_of(const std::string& output) {
@@ -135,7 +136,7 @@ TEST(ClusterReorder, PartnersTogetherStayTogether2Hosts8Ranks) {
 
 namespace {
 
-// The paper's binary-tree reduce (mpi_patterns treereduce, 64 Ki ints): bytes crossing
+// The paper's binary-tree reduce (reorder_patterns treereduce, 64 Ki ints): bytes crossing
 // hosts (E + I, from the run's own job file) of one reduce in `layout`, as the difference
 // between runs of 1 + 3 and 1 + 1 reduces (the first reduce, the reordering and the
 // program's start and end are the same in both and cancel).
@@ -144,7 +145,7 @@ uint64_t crossing_per_reduce(const EmulatedCluster& cluster, const std::filesyst
   uint64_t crossing[2] = {0, 0};
   for (int run = 0; run < 2; ++run) {
     const std::string job = name + "." + std::to_string(run) + ".txt";
-    std::vector<std::string> program = {kPatterns, "treereduce", "65536", run == 0 ? "1" : "3"};
+    std::vector<std::string> program = {kReorderPatterns, "treereduce", "65536", run == 0 ? "1" : "3"};
     if (reorder) program.push_back("reorder");
     const JobResult r = cluster.run_job_in(folder, ranks,
                                            concat_arguments(concat_arguments(layout, binary_tree_reduce_arguments()),
@@ -167,7 +168,7 @@ void expect_reorder_in_the_run_as_good_as_the_rankfile(int hosts, int slots) {
       cluster.run_job_in(folder, ranks,
                          concat_arguments(binary_tree_reduce_arguments(),
                                           {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
-                                           "monitored.txt", kPatterns, "treereduce", "65536", "1"}));
+                                           "monitored.txt", kReorderPatterns, "treereduce", "65536", "1"}));
   ASSERT_EQ(monitored.exit_code, 0) << monitored.output;
   const JobResult place =
       run_shell(folder, MPIMON_BIN " place monitored.txt --hostfile hostfile --category internal --rankfile rf");

@@ -26,12 +26,7 @@
 //                           and node i + size/2 are neighbours; each process prints "graph:
 //                           world rank <w> is graph rank <g>" and exchanges B bytes (tag 10)
 //                           with its neighbour
-//   mpi_patterns treereduce N K [reorder]   the paper's MPI_Reduce (MPI_MAX, N ints to rank
-//                           0; force the binary tree with coll_tuned_reduce_algorithm 4): the
-//                           same print, one reduce on MPI_COMM_WORLD, then (with `reorder`) on
-//                           the communicator mpimon_reorder() returns, K more reduces
 #include <mpi.h>
-#include <mpimon_reorder.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -205,18 +200,6 @@ void graph(int bytes) {
   MPI_Comm_free(&partners);
 }
 
-void treereduce(int ints, int iterations, bool reorder) {
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  print_host(rank);
-  std::vector<int> in(ints, rank), out(ints);
-  MPI_Reduce(in.data(), out.data(), ints, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Comm comm = MPI_COMM_WORLD;
-  if (reorder && mpimon_reorder(MPI_COMM_WORLD, nullptr, &comm) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
-  for (int i = 0; i < iterations; ++i) MPI_Reduce(in.data(), out.data(), ints, MPI_INT, MPI_MAX, 0, comm);
-  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -243,15 +226,12 @@ int main(int argc, char** argv) {
       cart(std::atoi(argv[2]));
     } else if (mode == "graph" && argc == 3 && std::atoi(argv[2]) > 0) {
       graph(std::atoi(argv[2]));
-    } else if (mode == "treereduce" && (argc == 4 || (argc == 5 && std::strcmp(argv[4], "reorder") == 0)) &&
-               std::atoi(argv[2]) > 0 && std::atoi(argv[3]) >= 0) {
-      treereduce(std::atoi(argv[2]), std::atoi(argv[3]), argc == 5);
     } else if (mode == "pingpong" && argc == 4 && std::atol(argv[2]) > 0 && std::atoi(argv[3]) > 0) {
       pingpong(std::atol(argv[2]), std::atoi(argv[3]));
     } else {
       std::fprintf(stderr,
                    "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners, pingpong B N, cart B, "
-                   "graph B, treereduce N K [reorder])\n",
+                   "graph B)\n",
                    mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
