@@ -114,3 +114,30 @@ TEST(TopoMonitoring, AMissingOrDamagedJobFileOrBadTrafficIsOneLineAndNoRankMoves
     expect_identity(job, 4);
   }
 }
+
+TEST(TopoMonitoring, AJobFileOfAnotherProgramIsRefusedInOneLineAndNoRankMoves4Ranks) {
+  // The job file names its program (a `program` annotation, rank 0's block).
+  const JobResult other = run_job(4, concat_arguments(monitoring_arguments(), {"--mca", "pml_monitoring_job_file",
+                                                                               "example.txt", MPIMON_EXAMPLE, "ring"}));
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(read_text(other.folder / "example.txt").find("\nprogram mpimon_example\n"), std::string::npos);
+  const JobResult job = run_job_in(
+      other.folder, 4,
+      cart_job({"--mca", "topo_monitoring_job_file", "example.txt", "--mca", "pml_monitoring_job_file", "cart.txt"}));
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(count(job.output, "topo_monitoring: "), 1u) << job.output;
+  EXPECT_NE(job.output.find("topo_monitoring: job file example.txt is a run of 'mpimon_example', this program is "
+                            "'mpi_patterns'; nothing reordered\n"),
+            std::string::npos)
+      << job.output;
+  expect_identity(job, 4);
+  // Its own job file names it, and reordering by it is accepted.
+  EXPECT_NE(read_text(other.folder / "cart.txt").find("\nprogram mpi_patterns\n"), std::string::npos);
+  const JobResult again =
+      run_job_in(other.folder, 4,
+                 cart_job({"--mca", "topo_monitoring_job_file", "cart.txt", "--mca", "topo_monitoring_verbose", "1",
+                           "--mca", "pml_monitoring_job_file", ""}));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("topo_monitoring: by cart.txt: 4 processes on 1 host(s)"), std::string::npos)
+      << again.output;
+}

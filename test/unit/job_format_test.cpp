@@ -228,6 +228,14 @@ TEST(JobFormat, UnknownAnnotationsInsideABlockAreCoveredAndKept) {
   EXPECT_EQ(file.annotations[0].fields, (std::vector<std::string>{"1", "two"}));
 }
 
+TEST(JobFormat, TheProgramAnnotationNamesTheExecutableEscaped) {
+  EXPECT_EQ(format_job_program("my app%1"), "program my%20app%251\n");
+  const JobFile named = parse_job_file(assemble_job_file(sample_header(), {format_job_program("my app%1"), "", "", ""}),
+                                       "job.txt");
+  EXPECT_EQ(job_program(named), "my app%1");
+  EXPECT_EQ(job_program(parse_job_file(assemble_job_file(sample_header(), {"", "", "", ""}), "job.txt")), "");
+}
+
 TEST(JobFormat, MissingRecordsLineIsReported) {
   expect_error("format mpimon-job 2\nworld_size 2\n", "job.txt: expected a 'records' line, found end of file");
 }

@@ -7,8 +7,8 @@
 #include "formats/job_format.h"
 #include "mpimon_reorder.h"
 #include "mpimon_reorder_topo.h"
-#include "runtime/program_name.h"
 #include "running_placement.h"
+#include "runtime/program_name.h"
 
 namespace {
 
@@ -36,11 +36,10 @@ std::vector<Traffic> traffic_from_job_file(MPI_Comm comm, const std::string& pat
   if (job.header.world_size != world_size)
     throw std::invalid_argument("job file " + path + " is a job of " + std::to_string(job.header.world_size) +
                                 " processes, this one has " + std::to_string(world_size));
-  const std::string here = mpimon::program_name();
-  for (const mpimon::JobAnnotation& a : job.annotations)
-    if (a.keyword == "program" && !a.fields.empty() && mpimon::unescape_name(a.fields[0]) != here)
-      throw std::invalid_argument("job file " + path + " is a run of '" + mpimon::unescape_name(a.fields[0]) +
-                                  "', this program is '" + here + "'");
+  // Files from before the `program` annotation name none: only their size is checked.
+  const std::string there = mpimon::job_program(job), here = mpimon::program_name();
+  if (!there.empty() && there != here)
+    throw std::invalid_argument("job file " + path + " is a run of '" + there + "', this program is '" + here + "'");
   // World rank -> rank in comm (-1: not in it).
   std::vector<int> ranks(size), world_ranks(size);
   for (int r = 0; r < size; ++r) ranks[r] = r;

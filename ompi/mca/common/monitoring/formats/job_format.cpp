@@ -11,6 +11,16 @@
 
 namespace mpimon {
 
+std::string format_job_program(std::string_view program) {
+  return "program " + escape_name(program, true) + "\n";
+}
+
+std::string job_program(const JobFile& file) {
+  for (const JobAnnotation& a : file.annotations)
+    if (a.keyword == "program" && a.fields.size() == 1) return unescape_name(a.fields[0]);
+  return {};
+}
+
 std::string escape_name(std::string_view name, bool escape_space) {
   std::string out;
   out.reserve(name.size());

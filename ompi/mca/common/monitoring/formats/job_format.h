@@ -98,6 +98,12 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source_nam
                               const std::function<void(JobAnnotation&&)>& on_annotation = {});
 JobFile read_job_file(const std::string& path);  // throws FormatError
 
+// `program <name>`: the executable the job ran (rank 0's block; runtime/program_name.h),
+// which the topology component compares with its own before it reorders by a job file.
+std::string format_job_program(std::string_view program);
+// The program a job file names, or "" when it has no `program` annotation (older files).
+std::string job_program(const JobFile& file);
+
 // A communicator or window name as one field of a dump line: `%`, control characters
 // and (when `escape_space`) spaces become %XX (upper-case hex); never empty ("%00").
 std::string escape_name(std::string_view name, bool escape_space);
