@@ -427,7 +427,9 @@ TEST(DamagedJobFile, EmptyCutOrZeroFilledFilesAreErrorsWithExitStatus2) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::string whole = read_text(job.folder / "mpimon-job.txt");
   std::ofstream(job.folder / "empty.txt");
-  std::ofstream(job.folder / "cut.txt") << whole.substr(0, whole.size() / 2);
+  // Cut at a line boundary near the middle: a cut inside a line is reported as that line's
+  // error instead ("<file>:<line>: expected a byte count, found end of line"), also exit 2.
+  std::ofstream(job.folder / "cut.txt") << whole.substr(0, whole.rfind('\n', whole.size() / 2) + 1);
   std::ofstream(job.folder / "zeros.txt") << std::string(4096, '\0') << whole;
   const std::map<std::string, std::string> expected = {
       {"empty.txt", "empty.txt: expected a monitoring dump (a job file or .prof lines), found an empty file"},

@@ -116,9 +116,10 @@ TEST(TopoMonitoring, AMissingOrDamagedJobFileOrBadTrafficIsOneLineAndNoRankMoves
 }
 
 TEST(TopoMonitoring, AJobFileOfAnotherProgramIsRefusedInOneLineAndNoRankMoves4Ranks) {
-  // The job file names its program (a `program` annotation, rank 0's block).
-  const JobResult other = run_job(4, concat_arguments(monitoring_arguments(), {"--mca", "pml_monitoring_job_file",
-                                                                               "example.txt", MPIMON_EXAMPLE, "ring"}));
+  // The job file names its program (a `program` annotation, rank 0's block). No .prof
+  // files: they would move the next run in this folder to the next run number.
+  const JobResult other = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
+                                      "example.txt", MPIMON_EXAMPLE, "ring"});
   ASSERT_EQ(other.exit_code, 0) << other.output;
   EXPECT_NE(read_text(other.folder / "example.txt").find("\nprogram mpimon_example\n"), std::string::npos);
   const JobResult job = run_job_in(
