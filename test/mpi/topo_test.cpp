@@ -37,6 +37,14 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The job ran, said `line` and nothing else about the topology component, and no rank moved.
+void expect_refused_in_one_line(const JobResult& job, const std::string& line) {
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(count(job.output, "topo_monitoring: "), 1u) << job.output;
+  EXPECT_NE(job.output.find(line), std::string::npos) << job.output;
+  expect_identity(job, 4);
+}
+
 std::vector<std::string> cart_job(const std::vector<std::string>& topo_arguments) {
   return concat_arguments(concat_arguments(monitoring_arguments(), topo_arguments), {kPatterns, "cart", "4096"});
 }
@@ -86,13 +94,8 @@ TEST(TopoMonitoring, AJobFileOfAnotherSizeIsRefusedInOneLineAndNoRankMoves4Ranks
   const JobResult job = run_job_in(
       small.folder, 4,
       cart_job({"--mca", "topo_monitoring_job_file", "two.txt", "--mca", "pml_monitoring_job_file", "four.txt"}));
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(count(job.output, "topo_monitoring:"), 1u) << job.output;
-  EXPECT_NE(job.output.find("topo_monitoring: job file two.txt is a job of 2 processes, this one has 4; nothing "
-                            "reordered\n"),
-            std::string::npos)
-      << job.output;
-  expect_identity(job, 4);
+  expect_refused_in_one_line(
+      job, "topo_monitoring: job file two.txt is a job of 2 processes, this one has 4; nothing reordered\n");
 }
 
 TEST(TopoMonitoring, AMissingOrDamagedJobFileOrBadTrafficIsOneLineAndNoRankMoves4Ranks) {
@@ -108,10 +111,7 @@ TEST(TopoMonitoring, AMissingOrDamagedJobFileOrBadTrafficIsOneLineAndNoRankMoves
   for (const auto& [arguments, message] : cases) {
     const JobResult job =
         run_job_in(folder, 4, cart_job(concat_arguments(arguments, {"--mca", "pml_monitoring_job_file", ""})));
-    ASSERT_EQ(job.exit_code, 0) << job.output;
-    EXPECT_EQ(count(job.output, "topo_monitoring: "), 1u) << job.output;
-    EXPECT_NE(job.output.find(message), std::string::npos) << job.output;
-    expect_identity(job, 4);
+    expect_refused_in_one_line(job, message);
   }
 }
 
@@ -125,13 +125,9 @@ TEST(TopoMonitoring, AJobFileOfAnotherProgramIsRefusedInOneLineAndNoRankMoves4Ra
   const JobResult job = run_job_in(
       other.folder, 4,
       cart_job({"--mca", "topo_monitoring_job_file", "example.txt", "--mca", "pml_monitoring_job_file", "cart.txt"}));
-  ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(count(job.output, "topo_monitoring: "), 1u) << job.output;
-  EXPECT_NE(job.output.find("topo_monitoring: job file example.txt is a run of 'mpimon_example', this program is "
-                            "'mpi_patterns'; nothing reordered\n"),
-            std::string::npos)
-      << job.output;
-  expect_identity(job, 4);
+  expect_refused_in_one_line(job,
+                             "topo_monitoring: job file example.txt is a run of 'mpimon_example', this program is "
+                             "'mpi_patterns'; nothing reordered\n");
   // Its own job file names it, and reordering by it is accepted.
   EXPECT_NE(read_text(other.folder / "cart.txt").find("\nprogram mpi_patterns\n"), std::string::npos);
   const JobResult again =
