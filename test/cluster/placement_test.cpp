@@ -237,10 +237,11 @@ void expect_cart_placed_by_job_file(int hosts, int slots) {
   EXPECT_EQ(cart_ranks(second.output).size(), static_cast<size_t>(ranks)) << second.output;
   const uint64_t after = crossing_bytes(folder / "second.txt", hosts_of(second.output));
   EXPECT_EQ(after, predicted) << second.output;
-  std::printf("Cartesian halo exchange on %d hosts x %d, round-robin: bytes crossing hosts %llu without the job "
-              "file, %llu with it (mpimon place predicts %llu)\n",
-              hosts, slots, static_cast<unsigned long long>(before), static_cast<unsigned long long>(after),
-              static_cast<unsigned long long>(predicted));
+  std::printf(
+      "Cartesian halo exchange on %d hosts x %d, round-robin: bytes crossing hosts %llu without the job "
+      "file, %llu with it (mpimon place predicts %llu)\n",
+      hosts, slots, static_cast<unsigned long long>(before), static_cast<unsigned long long>(after),
+      static_cast<unsigned long long>(predicted));
 }
 
 }  // namespace

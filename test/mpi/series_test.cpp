@@ -95,7 +95,7 @@ void kill_leftover_ranks(const fs::path& folder) {
 TEST(Series, SigkilledRankKeepsItsTrafficUpToItsLastSnapshot) {
   const fs::path folder = new_test_folder();
   const JobResult job = run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(2, 50) +
-                                              "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
+                                               "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));  // the job did not finish
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
@@ -126,9 +126,10 @@ TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
   // these shared, overloaded machines the ranks may not even run within 1 s: 5 s here, still
   // below a batch system's grace (Slurm's KillWait is 30 s by default).
   const JobResult job = run_script(
-      folder, ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " +
-                  wait_for_sends(0, 30) + std::string(MPIMON_BIN) +
-                  " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
+      folder,
+      ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " + wait_for_sends(0, 30) +
+          std::string(MPIMON_BIN) +
+          " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   // While it ran, the tools read it too.
   const std::string running = read_text(folder / "running.txt");
@@ -137,7 +138,7 @@ TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
 
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
   const size_t sent = lines_of(folder / "sent.0");
-  EXPECT_GE(messages(s.job, 0, 1), sent);  // each logged send was counted before it was logged
+  EXPECT_GE(messages(s.job, 0, 1), sent);      // each logged send was counted before it was logged
   EXPECT_LE(messages(s.job, 0, 1), sent + 1);  // at most one counted, not yet logged
   for (int r = 0; r < 4; ++r) EXPECT_EQ(s.info.ranks.at(r).end_reason, "signal 15") << "rank " << r;
   EXPECT_NE(s.info.describe_end().find("SIGTERM"), std::string::npos) << s.info.describe_end();
@@ -206,9 +207,12 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   for (const JobAnnotation& a : file.annotations) {
     std::string line = a.keyword;
     for (const std::string& f : a.fields) line += " " + f;
-    if (a.keyword == "series") EXPECT_EQ(line, "series mpimon-job.txt.series");
-    else if (a.keyword == "program") EXPECT_EQ(line, "program series_patterns");
-    else in_file.insert(line);
+    if (a.keyword == "series")
+      EXPECT_EQ(line, "series mpimon-job.txt.series");
+    else if (a.keyword == "program")
+      EXPECT_EQ(line, "program series_patterns");
+    else
+      in_file.insert(line);
   }
   for (const JobAnnotation& a : s.job.annotations) {
     std::string line = a.keyword;
@@ -218,12 +222,13 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   EXPECT_EQ(in_file, in_series);
   EXPECT_FALSE(in_file.empty());
   // Nothing else: the job file, its series (one file for this one host), the ring's logs.
-  const std::set<std::string> expected{"mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2",
-                                       "pid.3", "sent.0", "sent.1", "sent.2", "sent.3"};
+  const std::set<std::string> expected{
+      "mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2", "pid.3", "sent.0", "sent.1", "sent.2",
+      "sent.3"};
   EXPECT_EQ(entries_of(folder), expected);
   const std::set<std::string> hosts = entries_of(folder / "mpimon-job.txt.series");
   ASSERT_EQ(hosts.size(), 1u);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat((folder / "mpimon-job.txt.series" / *hosts.begin()).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
   // The tools on the finished job: its own totals; the time range from its series.
@@ -244,7 +249,9 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   const std::string text = read_text(host);
   const size_t last = text.rfind("@mpimon ");
   ASSERT_NE(last, std::string::npos);
-  auto rewrite = [&](const std::string& content) { std::ofstream(host, std::ios::binary | std::ios::trunc) << content; };
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream(host, std::ios::binary | std::ios::trunc) << content;
+  };
   rewrite(text.substr(0, last));
   const SeriesRead whole = read_series_of(series);  // the file without its last frame
   rewrite(text.substr(0, last + (text.size() - last) / 2));
@@ -266,8 +273,8 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   rewrite(text + series::encode_frame({series::FrameKind::snapshot, 0, 99, 1}, "1 external 1 8 4:1\n"));
   const JobResult hostile = mpimon(folder, "matrix mpimon-job.txt.series");
   EXPECT_EQ(hostile.exit_code, 2) << hostile.output;
-  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" + std::to_string(text.size()) +
-                                ": expected no frame after rank 0's end"),
+  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" +
+                                std::to_string(text.size()) + ": expected no frame after rank 0's end"),
             std::string::npos)
       << hostile.output;
 }
@@ -307,7 +314,7 @@ TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
       << bad.output;
   size_t warnings = 0;
   for (size_t at = 0; (at = bad.output.find("invalid value", at)) != std::string::npos; ++at) ++warnings;
-  EXPECT_EQ(warnings, 1u) << bad.output;  // once per job
+  EXPECT_EQ(warnings, 1u) << bad.output;                            // once per job
   EXPECT_TRUE(fs::is_directory(folder / "mpimon-job.txt.series"));  // the default: on
 
   const fs::path off = new_test_folder();

@@ -17,9 +17,9 @@
 #include <regex>
 #include <sstream>
 
+#include "analyses/wait_states/wait_totals.h"
 #include "formats/job_format.h"
 #include "mpi_job.h"
-#include "analyses/wait_states/wait_totals.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&better);
   }
   if (mpimon_reorder_mark(MPI_COMM_WORLD) == MPI_SUCCESS) {
-    MPI_Sendrecv(out, 65536, MPI_CHAR, rank ^ 1, 5, in, 65536, MPI_CHAR, rank ^ 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, 65536, MPI_CHAR, rank ^ 1, 5, in, 65536, MPI_CHAR, rank ^ 1, 5, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
     if (mpimon_reorder_by(MPI_COMM_WORLD, NULL, MPIMON_REORDER_EXTERNAL, &better) == MPI_SUCCESS) {
       int new_rank;
       MPI_Comm_rank(better, &new_rank);

@@ -8,13 +8,13 @@
 #include <numeric>
 #include <sstream>
 
-#include "files/atomic_file.h"
-#include "exact.h"
-#include "hostfile.h"
 #include "commands/options.h"
+#include "commands/subcommand.h"
+#include "exact.h"
+#include "files/atomic_file.h"
+#include "hostfile.h"
 #include "placement.h"
 #include "scotch_mapping.h"
-#include "commands/subcommand.h"
 #include "topology.h"
 
 namespace mpimon::tools {

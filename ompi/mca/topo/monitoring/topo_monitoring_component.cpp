@@ -16,9 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mpimon_reorder.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
-#include "mpimon_reorder.h"
 
 namespace {
 
