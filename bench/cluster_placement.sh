@@ -32,8 +32,10 @@
 #      crossing hosts over the whole run measured from its own job file (the same
 #      records; the first iteration and, for reorder, the by-slot first iteration, the
 #      reordering and one untimed iteration on the new communicator included);
-#   3. a table: median time, ratio to by-slot, crossing bytes, runs; the load before and
-#      after (uptime).
+#   3. a table: the median time as a ratio to by-slot's median, every run's time as a ratio
+#      to by-slot's median (lowest-highest: the noise), crossing bytes, runs; by-slot's
+#      median time per iteration once, for scale; the load before and after (uptime).
+#      Timings only as ratios (docs/performance.md): absolute times mean little here.
 # Layouts: by-slot `--map-by slot`; round-robin `--map-by node`; Scotch and rankfile
 # `--rankfile` (from step 1; with pinned hosts their slots are set to the host's core, see
 # below); reorder: by slot, the program calls mpimon_reorder() (by all the traffic it
@@ -224,7 +226,7 @@ for kernel in "${kernels[@]}"; do
     if [[ $have_rankfile == 1 ]]; then grep '^|' "$dir/place.txt" | head -6; else echo "(failed: $(tail -1 "$dir/place.txt"))"; fi
     if [[ $have_rankfile == 1 && $have_scotch == 0 ]]; then echo; echo "(no Scotch rankfile: $(tail -1 "$dir/place.txt"))"; fi
     echo
-    echo "| layout | median time per iteration | vs by-slot | bytes crossing hosts per iteration | bytes crossing hosts, whole run (job file) | runs |"
+    echo "| layout | median time per iteration vs by-slot's | each run vs by-slot's median (min-max) | bytes crossing hosts per iteration | bytes crossing hosts, whole run (job file) | runs |"
     echo "|---|---:|---:|---:|---:|---:|"
     base=$(printf '%s\n' ${times[by-slot]:-} | median)
     for layout in "${layouts[@]}"; do
@@ -236,9 +238,14 @@ for kernel in "${kernels[@]}"; do
       c=$(printf '%s\n' ${crossing[$layout]} | median)
       i=$(printf '%s\n' ${per_iteration[$layout]:-} | median)
       ratio=$(awk -v t="$t" -v b="$base" 'BEGIN { if (b == "-" || b == 0) print "-"; else printf "%.2fx\n", t / b }')
+      # The noise: every run of this layout against by-slot's median, lowest to highest.
+      spread=$(printf '%s\n' ${times[$layout]} | sort -g | awk -v b="$base" 'NR == 1 { lo = $1 } { hi = $1 }
+        END { if (b == "-" || b == 0) print "-"; else printf "%.2fx-%.2fx\n", lo / b, hi / b }')
       n=$(printf '%s\n' ${times[$layout]} | wc -l)
-      echo "| $layout | $(awk -v t="$t" 'BEGIN { printf "%.1f ms\n", t * 1000 }') | $ratio | $i | $c | $n${failures[$layout]:+ (${failures[$layout]} failed)} |"
+      echo "| $layout | $ratio | $spread | $i | $c | $n${failures[$layout]:+ (${failures[$layout]} failed)} |"
     done
+    echo
+    echo "(by-slot's median time per iteration, for scale: $(awk -v t="$base" 'BEGIN { if (t == "-") print "-"; else printf "%.1f ms\n", t * 1000 }'))"
     echo
   } >>"$report"
   unset times crossing per_iteration failures

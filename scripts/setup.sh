@@ -14,10 +14,12 @@ packages=(
   libhwloc-dev hwloc                   # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
   valgrind time python3                # benchmarks (instruction counts, peak memory)
+  strace                               # bench/series_sigterm.sh: when mpirun signals each rank
   lammps lammps-examples               # a real application in the tests
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
+  clang-format-14                      # the style check (scripts/format.sh, ctest Style.ClangFormatClean)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter; tc)
   kmod                                 # modprobe sch_netem / sch_tbf where the kernel builds them as modules
 )

@@ -7,6 +7,7 @@
 #include "analyses/communicator_classes.h"
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

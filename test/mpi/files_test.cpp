@@ -17,6 +17,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::test {
 namespace {

@@ -6,6 +6,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

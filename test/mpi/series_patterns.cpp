@@ -8,14 +8,15 @@
 //         finalize (default)  MPI_Finalize
 //         abort               rank 1 calls MPI_Abort(MPI_COMM_WORLD, 3)
 //         segfault            rank 2 dereferences a null pointer
-//       Every rank writes its pid to pid.<rank> at the start and appends "<n> <seconds>\n"
-//       to sent.<rank> after its n-th send (unbuffered: what a rank logged as sent has
-//       been handed to MPI, whatever kills it afterwards).
+//       Every rank writes its pid to pid.<rank> at the start and appends "<n> <time>\n"
+//       to sent.<rank> after its n-th send, time in microseconds since the Unix epoch, the
+//       clock of the series' frames (unbuffered: what a rank logged as sent has been
+//       handed to MPI, whatever kills it afterwards).
 //   series_patterns threads <seconds>
 //       MPI_THREAD_MULTIPLE: 4 threads per rank each send 8 bytes to rank+1 in a loop for
 //       <seconds> while snapshots are taken; then one MPI_Allreduce and MPI_Finalize.
-#include <mpi.h>
 #include <fcntl.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -51,7 +52,9 @@ int ring(double seconds, const std::string& end) {
     MPI_Irecv(in.data(), 1024, MPI_CHAR, (rank + size - 1) % size, 1, MPI_COMM_WORLD, &request);
     MPI_Send(out.data(), 1024, MPI_CHAR, (rank + 1) % size, 1, MPI_COMM_WORLD);
     char line[64];
-    std::snprintf(line, sizeof line, "%d %.3f\n", n, MPI_Wtime() - start);
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    std::snprintf(line, sizeof line, "%d %lld\n", n,
+                  static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(now).count()));
     write_line(sent_log, line);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     if (n % 10 == 0) {  // once a second: a collective (COLL records, per-communicator classes)

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 
 #include "formats/job_format.h"
@@ -38,6 +39,27 @@ size_t lines_of(const fs::path& file) {
   size_t n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
+}
+
+// The sends rank `rank` logged (sent.<rank>: "<n> <microseconds since the epoch>") before
+// `time_us`: each was counted before it was logged.
+size_t sends_before(const fs::path& folder, int rank, int64_t time_us) {
+  std::ifstream in(folder / ("sent." + std::to_string(rank)));
+  size_t n = 0;
+  long long count = 0, when = 0;
+  while (in >> count >> when)
+    if (when < time_us) ++n;
+  return n;
+}
+
+// Shell: the time now, in microseconds since the epoch, into `file` (before a signal).
+std::string note_time(const std::string& file) { return "date +%s%6N > " + file + "; "; }
+
+int64_t noted_time(const fs::path& file) {
+  std::ifstream in(file);
+  long long t = 0;
+  in >> t;
+  return t;
 }
 
 // The series read by our reader: what the tools show, as a job file.
@@ -119,17 +141,29 @@ TEST(Series, SigkilledRankKeepsItsTrafficUpToItsLastSnapshot) {
   EXPECT_NE(read_text(folder / "report.html").find("did not finish"), std::string::npos);
 }
 
-// (b) mpirun SIGTERMed (a batch system's time limit): every message rank 0 had sent.
+// Every rank's final frame, written after a SIGTERM, holds every message the rank had sent
+// before the signal (and before the frame), at most one more (counted, not yet logged).
+void expect_every_message_up_to_the_final_frame(const fs::path& folder, const SeriesRead& s, int64_t signalled_us) {
+  for (int r = 0; r < 4; ++r) {
+    const series::RankProgress& rank = s.info.ranks.at(r);
+    EXPECT_EQ(rank.end_reason, "signal 15") << "rank " << r << ": " << s.info.describe_end();
+    const uint64_t kept = messages(s.job, r, (r + 1) % 4);
+    EXPECT_GE(kept, sends_before(folder, r, signalled_us)) << "rank " << r;
+    EXPECT_GE(kept, sends_before(folder, r, rank.last_time_us)) << "rank " << r;
+    EXPECT_LE(kept, lines_of(folder / ("sent." + std::to_string(r))) + 1) << "rank " << r;
+  }
+  EXPECT_NE(s.info.describe_end().find("SIGTERM"), std::string::npos) << s.info.describe_end();
+}
+
+// (b) mpirun SIGTERMed (a batch system's time limit, Ctrl-C), Open MPI's defaults: every
+// rank keeps every message it had sent. (mpirun's daemon gives the ranks 1 s between its
+// SIGTERM and its SIGKILL, cut short by the first rank that dies: docs/time-series.md, "Signals".)
 TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
   const fs::path folder = new_test_folder();
-  // Open MPI gives the ranks odls_base_sigkill_timeout (1 s) between SIGTERM and SIGKILL; on
-  // these shared, overloaded machines the ranks may not even run within 1 s: 5 s here, still
-  // below a batch system's grace (Slurm's KillWait is 30 s by default).
-  const JobResult job = run_script(
-      folder,
-      ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") + " & m=$!; " + wait_for_sends(0, 30) +
-          std::string(MPIMON_BIN) +
-          " matrix mpimon-job.txt --format mtx > running.txt 2>&1; kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
+  const JobResult job =
+      run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(0, 30) + std::string(MPIMON_BIN) +
+                             " matrix mpimon-job.txt --format mtx > running.txt 2>&1; " + note_time("signalled") +
+                             "kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   // While it ran, the tools read it too.
   const std::string running = read_text(folder / "running.txt");
@@ -137,11 +171,66 @@ TEST(Series, SigtermedMpirunKeepsEveryMessageRankZeroSent) {
   EXPECT_GT(mtx_value(running, 0, 1), 0u) << running;
 
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
-  const size_t sent = lines_of(folder / "sent.0");
-  EXPECT_GE(messages(s.job, 0, 1), sent);      // each logged send was counted before it was logged
-  EXPECT_LE(messages(s.job, 0, 1), sent + 1);  // at most one counted, not yet logged
-  for (int r = 0; r < 4; ++r) EXPECT_EQ(s.info.ranks.at(r).end_reason, "signal 15") << "rank " << r;
-  EXPECT_NE(s.info.describe_end().find("SIGTERM"), std::string::npos) << s.info.describe_end();
+  expect_every_message_up_to_the_final_frame(folder, s, noted_time(folder / "signalled"));
+}
+
+// The same with a long grace (the sleep Open MPI cuts short is then 5 s).
+TEST(Series, SigtermedMpirunWithALongGraceKeepsEveryMessage) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_script(folder, ring_command(60, "finalize", "--mca odls_base_sigkill_timeout 5") +
+                                               " & m=$!; " + wait_for_sends(0, 30) + note_time("signalled") +
+                                               "kill -TERM $m; wait $m; echo \"mpirun exit $?\"");
+  EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  expect_every_message_up_to_the_final_frame(folder, s, noted_time(folder / "signalled"));
+}
+
+// A batch system's time limit signalling the ranks themselves (Slurm: SIGTERM to every
+// process of the step, SIGKILL KillWait later; 1 s here): every rank keeps every message.
+TEST(Series, SigtermedRanksKeepEveryMessageWithOneSecondBeforeSigkill) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(0, 30) +
+                                               "ranks=$(cat pid.0 pid.1 pid.2 pid.3); " + note_time("signalled") +
+                                               "kill -TERM $ranks; sleep 1; kill -KILL $ranks 2>/dev/null; wait $m; " +
+                                               "echo \"mpirun exit $?\"");
+  EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  expect_every_message_up_to_the_final_frame(folder, s, noted_time(folder / "signalled"));
+}
+
+// SIGKILL 0.2 s after SIGTERM. What is kept: every snapshot up to the signal (the periodic
+// ones, at most one interval old), and each final frame written within the 0.2 s
+// (milliseconds per rank, docs/time-series.md "Signals"): a rank with one keeps every message up to it,
+// a rank without one every message up to its last periodic snapshot, and the tools say
+// which rank has no final snapshot. Never more than was sent.
+TEST(Series, SigkillSoonAfterSigtermKeepsTheSnapshotsAndTheFinalFramesWritten) {
+  const fs::path folder = new_test_folder();
+  const JobResult job = run_script(
+      folder, ring_command(60) + " & m=$!; " + wait_for_sends(0, 30) + "ranks=$(cat pid.0 pid.1 pid.2 pid.3); " +
+                  note_time("signalled") + "kill -TERM $ranks; sleep 0.2; kill -KILL $ranks 2>/dev/null; wait $m; " +
+                  "echo \"mpirun exit $?\"");
+  EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
+  const int64_t signalled = noted_time(folder / "signalled");
+  const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
+  const JobResult matrix = mpimon(folder, "matrix mpimon-job.txt --format mtx --category external");
+  ASSERT_EQ(matrix.exit_code, 0) << matrix.output;
+  int finals = 0;
+  for (int r = 0; r < 4; ++r) {
+    const series::RankProgress& rank = s.info.ranks.at(r);
+    const uint64_t kept = messages(s.job, r, (r + 1) % 4);
+    EXPECT_EQ(mtx_value(matrix.output, r, (r + 1) % 4), kept) << matrix.output;
+    EXPECT_GE(kept, sends_before(folder, r, rank.last_time_us)) << "rank " << r;
+    EXPECT_LE(kept, lines_of(folder / ("sent." + std::to_string(r))) + 1) << "rank " << r;
+    EXPECT_GE(rank.last_time_us, signalled - 2 * 1000000) << "rank " << r;  // snapshots ran up to the signal
+    if (rank.end_reason == "signal 15") {
+      ++finals;
+      EXPECT_GE(kept, sends_before(folder, r, signalled)) << "rank " << r;
+    } else {
+      EXPECT_EQ(rank.end_reason, "") << "rank " << r;
+      EXPECT_NE(matrix.output.find("no final snapshot"), std::string::npos) << matrix.output;
+    }
+  }
+  std::cout << "ranks with a final frame, SIGKILL 0.2 s after SIGTERM: " << finals << " of 4\n";
 }
 
 // (c) MPI_Abort: the aborting rank's snapshots up to its last interval, the others' final ones.

@@ -20,6 +20,8 @@
 #include "analyses/wait_states/wait_totals.h"
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

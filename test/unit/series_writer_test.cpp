@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "formats/series_frame.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 #include "series/series_writer.h"
 #include "temp_dir.h"
 
@@ -66,22 +68,26 @@ class SeriesWriterTest : public test::TempDirTest {
     EXPECT_EQ(create_series_directory(d, error), Created::yes) << error;
     return d;
   }
-  // A writer in a fresh series folder whose totals are `messages` messages to peer 1.
-  SeriesWriter* make_writer(std::atomic<uint64_t>& messages, int64_t interval_us, bool signals) {
-    const std::string d = series_dir();
+  // A writer of process `rank` whose totals are `messages` messages to peer 1, in the
+  // series folder (made by the first writer), host file "node" (`host_processes` share it).
+  SeriesWriter* make_writer(std::atomic<uint64_t>& messages, int64_t interval_us, bool signals, int32_t rank = 2,
+                            int host_processes = 0) {
+    const std::string d = fs::exists(dir_ + "/job.txt.series") ? dir_ + "/job.txt.series" : series_dir();
     SeriesWriter::Options o;
-    o.rank = 2;
+    o.rank = rank;
     o.job_start_us = realtime_us();
     o.interval_us = interval_us;
     o.catch_sigterm = signals;
     o.final_at_exit = signals;
+    o.host_processes = host_processes;
     const SeriesStart start{4, 2, "4.1.4", o.job_start_us, interval_us, "node", ::getpid()};
     std::string error;
     const int fd = open_host_file(d, "node", start_frame(o.rank, start), error);
     EXPECT_GE(fd, 0) << error;
     path_ = d + "/node";
     auto* w = new SeriesWriter(
-        fd, path_, o, [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+        fd, path_, o,
+        [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
           *storage = Snapshot{record(1, messages.load())};
           into = view_of(*storage);
         },
@@ -99,7 +105,7 @@ TEST_F(SeriesWriterTest, DirectoryIsCreatedExclusivelyNeverWritableByOthers) {
   ::umask(0077);  // a stricter umask is honoured, as for every output
   EXPECT_EQ(create_series_directory(dir_ + "/strict.series", error), Created::yes) << error;
   ::umask(before);
-  struct stat s{};
+  struct stat s {};
   ASSERT_EQ(::stat(d.c_str(), &s), 0);
   EXPECT_EQ(s.st_mode & 07777, 0755u);
   ASSERT_EQ(::stat((dir_ + "/strict.series").c_str(), &s), 0);
@@ -124,7 +130,7 @@ TEST_F(SeriesWriterTest, HostFileAppearsWithItsFirstFrameAs0644AndIsJoinedByTheH
   ASSERT_EQ(::write(first, "ef", 2), 2);   // the creator appends too, after the others
   ::close(first);
   ::close(second);
-  struct stat s{};
+  struct stat s {};
   ASSERT_EQ(::stat((d + "/node").c_str(), &s), 0);
   EXPECT_EQ(s.st_mode & 07777, 0644u);  // not 0666 under umask 000
   EXPECT_EQ(read_text(d + "/node"), "start-0|start-1|abcdef");
@@ -240,6 +246,92 @@ TEST_F(SeriesWriterTest, SigtermAddsAFinalFrameThenTerminatesTheProcessAsBefore)
   w->abandon();
 }
 
+// Open MPI's daemon SIGKILLs every rank of its host as soon as the first one dies of its
+// SIGTERM: a process with its final frame written waits for the host's others'
+// (docs/time-series.md, "Signals"), then dies of the signal as before.
+TEST_F(SeriesWriterTest, SigtermWaitsForTheFinalFramesOfTheHostsOtherProcesses) {
+  std::atomic<uint64_t> messages{4};
+  SeriesWriter* a = make_writer(messages, 10000000, true, 2, 2);
+  SeriesWriter* b = make_writer(messages, 10000000, true, 3, 2);
+  const pid_t first = spawn([&] {
+    a->start();
+    for (;;) ::pause();
+  });
+  const pid_t second = spawn([&] {
+    b->start();
+    for (;;) ::pause();
+  });
+  wait_for_frames(path_, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the children's handlers are in place
+  ::kill(first, SIGTERM);
+  wait_for_frames(path_, 3);  // the first one's final frame
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int status = 0;
+  EXPECT_EQ(::waitpid(first, &status, WNOHANG), 0);  // still there: the second one has no final frame yet
+  ::kill(second, SIGTERM);
+  for (const pid_t child : {first, second}) {
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  }
+  const ReadBack r = read_back(path_);
+  ASSERT_EQ(r.frames.size(), 4u);
+  EXPECT_EQ(r.frames[2].header.kind, FrameKind::final);
+  EXPECT_EQ(r.frames[2].header.rank, 2);
+  EXPECT_EQ(r.frames[3].header.kind, FrameKind::final);
+  EXPECT_EQ(r.frames[3].header.rank, 3);
+  a->abandon();
+  b->abandon();
+}
+
+// A host process that never writes its final frame (killed earlier, not signalled) holds
+// the others back for 1 s at most.
+TEST_F(SeriesWriterTest, SigtermWaitsForTheHostsOtherProcessesOneSecondAtMost) {
+  std::atomic<uint64_t> messages{4};
+  SeriesWriter* w = make_writer(messages, 10000000, true, 2, 2);
+  const pid_t child = spawn([&] {
+    w->start();
+    for (;;) ::pause();
+  });
+  wait_for_frames(path_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto signalled = std::chrono::steady_clock::now();
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const auto waited = std::chrono::steady_clock::now() - signalled;
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_GE(waited, std::chrono::milliseconds(1000));  // never less (a lower bound only)
+  const ReadBack r = read_back(path_);
+  ASSERT_EQ(r.frames.size(), 2u);
+  EXPECT_EQ(r.frames[1].header.kind, FrameKind::final);
+  w->abandon();
+}
+
+// The process exits while it waits for the host's others: the SIGTERM still ends it, as
+// it would have without us (never an exit status instead of the signal).
+TEST_F(SeriesWriterTest, ExitWhileWaitingForTheHostStillEndsBySigterm) {
+  std::atomic<uint64_t> messages{4};
+  SeriesWriter* w = make_writer(messages, 10000000, true, 2, 2);
+  const pid_t child = spawn([&] {
+    w->start();
+    ::pause();  // returns once our handler ran
+    std::exit(5);
+  });
+  wait_for_frames(path_, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  const ReadBack r = read_back(path_);
+  ASSERT_GE(r.frames.size(), 2u);
+  EXPECT_NE(r.payloads[1].find("end signal 15\n"), std::string::npos) << r.payloads[1];
+  w->abandon();
+}
+
 TEST_F(SeriesWriterTest, SigtermStillReachesTheApplicationsOwnHandler) {
   std::atomic<uint64_t> messages{1};
   SeriesWriter* w = make_writer(messages, 10000000, true);
@@ -307,11 +399,13 @@ TEST_F(SeriesWriterTest, FailedWriteIsFoldedIntoTheNextFrame) {
   o.job_start_us = realtime_us();
   o.interval_us = 10000000;
   o.catch_sigterm = o.final_at_exit = false;
-  SeriesWriter broken(read_only, path_, o, [&, storage = std::make_shared<Snapshot>()](TotalsView& into) {
-                        *storage = Snapshot{record(1, messages.load())};
-                        into = view_of(*storage);
-                      },
-                      [] { return std::vector<std::string>{}; }, [&](const std::string& m) { warned = m; });
+  SeriesWriter broken(
+      read_only, path_, o,
+      [&, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+        *storage = Snapshot{record(1, messages.load())};
+        into = view_of(*storage);
+      },
+      [] { return std::vector<std::string>{}; }, [&](const std::string& m) { warned = m; });
   messages = 5;
   broken.finish({record(1, 5)}, {});
   EXPECT_EQ(broken.stats().failed_writes, 1u);

@@ -4,9 +4,9 @@
 #include <exception>
 #include <vector>
 
-#include "formats/job_format.h"
 #include "mpimon_reorder.h"
 #include "mpimon_reorder_topo.h"
+#include "readers/job_reader.h"
 #include "running_placement.h"
 #include "runtime/program_name.h"
 

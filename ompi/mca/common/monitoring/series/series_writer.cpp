@@ -17,6 +17,7 @@
 
 #include "files/atomic_file.h"
 #include "formats/series_frame.h"
+#include "formats/series_frame_scan.h"
 
 namespace mpimon::series {
 
@@ -64,7 +65,7 @@ std::string reason_text(const std::string& what, const std::string& path) {
 
 // A directory we may write our files into: ours, and nobody else can add or replace entries.
 bool directory_is_ours(int fd, const std::string& path, std::string& error) {
-  struct stat s{};
+  struct stat s {};
   if (::fstat(fd, &s) != 0) {
     error = reason_text("cannot examine", path);
     return false;
@@ -112,7 +113,7 @@ int open_existing_host_file(int dir, const std::string& name, const std::string&
     if (errno != ENOENT) error = reason_text("cannot open", path);
     return -1;
   }
-  struct stat s{};
+  struct stat s {};
   if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_uid != ::geteuid() || s.st_nlink != 1) {
     error = path + ": not a plain file of ours";
     ::close(fd);
@@ -194,6 +195,7 @@ std::atomic<bool> sigterm_installed{false};
 
 constexpr char kWakeSigterm = 't';
 constexpr char kWakeQuit = 'q';
+constexpr int64_t kHostPollMs = 5;  // how often a process that waits reads the host file
 
 void on_sigterm(int signal) {
   const int saved_errno = errno;
@@ -218,8 +220,7 @@ void at_process_exit() {
 
 }  // namespace
 
-SeriesWriter::SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines,
-                           Warn warn)
+SeriesWriter::SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines, Warn warn)
     : fd_(fd),
       path_(std::move(path)),
       options_(options),
@@ -233,8 +234,9 @@ bool SeriesWriter::append(const std::string& frame) {
   // One write: appends of the processes sharing the file never interleave inside a frame.
   const ssize_t n = ::write(fd_, frame.data(), frame.size());
   if (n == static_cast<ssize_t>(frame.size())) return true;
-  const std::string reason = n < 0 ? std::strerror(errno) : "short write (" + std::to_string(n) + " of " +
-                                                                std::to_string(frame.size()) + " bytes)";
+  const std::string reason =
+      n < 0 ? std::strerror(errno)
+            : "short write (" + std::to_string(n) + " of " + std::to_string(frame.size()) + " bytes)";
   ++stats_.failed_writes;
   if (options_.report_failures && !warned_) {
     warned_ = true;
@@ -258,8 +260,17 @@ void SeriesWriter::write_snapshot(FrameKind kind, uint64_t interval, std::string
   if (closed_) return;
   const int64_t now = realtime_us();
   if (interval == 0) interval = interval_at(now, true);
-  if (records) totals_now_ = view_of(*records);
-  else totals_(totals_now_);
+  if (kind == FrameKind::snapshot && options_.host_processes > 1) {
+    struct stat s {};
+    if (::fstat(fd_, &s) == 0 && now - candidate_.time_us >= kHostWaitUs) {
+      mark_ = candidate_;
+      candidate_ = {now, s.st_size};
+    }
+  }
+  if (records)
+    totals_now_ = view_of(*records);
+  else
+    totals_(totals_now_);
   const std::string frame = encode_frame({kind, options_.rank, interval, now},
                                          encoder_.payload(totals_now_, lines ? *lines : lines_(), end_reason));
   if (append(frame)) {
@@ -312,6 +323,67 @@ void SeriesWriter::start() {
   ::pthread_setname_np(thread_.native_handle(), "mpimon-series");
 }
 
+SeriesWriter::Wake SeriesWriter::drain_wake_pipe() {
+  Wake wake;
+  char bytes[16];
+  for (ssize_t n; (n = ::read(wake_read_, bytes, sizeof bytes)) > 0;)
+    for (ssize_t i = 0; i < n; ++i) {
+      wake.quit = wake.quit || bytes[i] == kWakeQuit;
+      wake.sigterm = wake.sigterm || bytes[i] == kWakeSigterm;
+    }
+  return wake;
+}
+
+bool SeriesWriter::wait_for_host_finals(std::chrono::steady_clock::time_point deadline) {
+  if (options_.host_processes <= 1) return true;
+  int reader = -1;
+  off_t from = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return true;
+    from = (realtime_us() - candidate_.time_us >= kHostWaitUs ? candidate_ : mark_).size;
+    // A descriptor that reads (ours only appends): the same file through /proc, else by name.
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    reader = ::open(self.c_str(), O_RDONLY | O_CLOEXEC);
+    if (reader < 0) reader = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (reader < 0) return true;  // cannot tell: the signal takes effect now
+  std::vector<int32_t> ended;   // ranks with a final frame since `from`
+  std::string bytes;
+  bool quit = false;
+  for (;;) {
+    bytes.clear();
+    char chunk[1 << 16];
+    for (ssize_t n; (n = ::pread(reader, chunk, sizeof chunk, from + static_cast<off_t>(bytes.size()))) > 0;)
+      bytes.append(chunk, static_cast<size_t>(n));
+    std::vector<ScanIssue> issues;
+    scan_frames(
+        bytes,
+        [&](const Frame& f) {
+          if (f.header.kind == FrameKind::final && std::find(ended.begin(), ended.end(), f.header.rank) == ended.end())
+            ended.push_back(f.header.rank);
+        },
+        issues);
+    // A frame still being appended reads as a torn tail: read it again next time.
+    size_t whole = bytes.size();
+    for (const ScanIssue& issue : issues)
+      if (issue.kind == ScanIssue::torn_tail) whole = issue.offset;
+    from += static_cast<off_t>(whole);
+    if (ended.size() >= static_cast<size_t>(options_.host_processes)) break;
+    const int64_t left_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left_us <= 0) break;
+    pollfd wake{wake_read_, POLLIN, 0};
+    if (::poll(&wake, 1, static_cast<int>(std::min<int64_t>(kHostPollMs, (left_us + 999) / 1000))) > 0 &&
+        drain_wake_pipe().quit) {
+      quit = true;
+      break;
+    }
+  }
+  ::close(reader);
+  return !quit;
+}
+
 void SeriesWriter::run() {
   uint64_t next = interval_at(realtime_us(), false);
   if (next == 0) next = 1;
@@ -322,26 +394,25 @@ void SeriesWriter::run() {
     pollfd wake{wake_read_, POLLIN, 0};
     const int timeout_ms = wait_us <= 0 ? 0 : static_cast<int>(std::min<int64_t>((wait_us + 999) / 1000, INT_MAX));
     if (::poll(&wake, 1, timeout_ms) > 0) {
-      char bytes[16];
-      bool quit = false, sigterm = false;
-      for (ssize_t n; (n = ::read(wake_read_, bytes, sizeof bytes)) > 0;)
-        for (ssize_t i = 0; i < n; ++i) {
-          quit = quit || bytes[i] == kWakeQuit;
-          sigterm = sigterm || bytes[i] == kWakeSigterm;
-        }
-      if (quit) return;
-      if (sigterm && !sigterm_done) {
+      const Wake woken = drain_wake_pipe();
+      if (woken.sigterm && !sigterm_done) {  // before a quit: the signal must not be lost
         sigterm_done = true;
+        const auto signalled = std::chrono::steady_clock::now();
         write_snapshot(FrameKind::final, 0, "signal 15", nullptr, nullptr);
+        // Not before the host's other processes have theirs: the first death of a rank ends
+        // the grace Open MPI gives the others (docs/time-series.md, "Signals").
+        const bool go_on = wait_for_host_finals(signalled + std::chrono::microseconds(kHostWaitUs)) && !woken.quit;
         // Now what the signal would have done without us: the previous handler, or the
         // default action (termination). The process may survive it (a handler of its own):
         // then the snapshots go on.
         restore_sigterm();
         ::kill(::getpid(), SIGTERM);
+        if (!go_on) return;
         std::lock_guard lock(mutex_);
         next = std::max(next, last_interval_ + 1);
         continue;
       }
+      if (woken.quit) return;
     }
     const int64_t now = realtime_us();
     if (now < target) continue;

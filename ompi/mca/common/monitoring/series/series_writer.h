@@ -1,9 +1,10 @@
 // The writer of one process's time series: a background thread that, at every tick of
 // the snapshot interval, reads the process's totals (without any MPI call and without a
 // lock the application's threads take), encodes what changed and appends it as one frame
-// to its host's series file. It also writes a final frame on SIGTERM (then lets the
-// signal do what it would have done), when the process exits without MPI_Finalize, and
-// at MPI_Finalize from the end-of-job snapshot itself.
+// to its host's series file. It also writes a final frame on SIGTERM (then, once the
+// host's other processes have theirs too or after 1 s, lets the signal do what it would
+// have done), when the process exits without MPI_Finalize, and at MPI_Finalize from the
+// end-of-job snapshot itself.
 //
 // Pure POSIX (no MPI): the runtime (series/series_writer_ompi.cpp) gives it the file and the sources
 // of totals; tests give it their own.
@@ -11,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -19,8 +21,8 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
 
 namespace mpimon::series {
 
@@ -65,14 +67,19 @@ struct WriterStats {
 
 class SeriesWriter {
  public:
-  using TotalsSource = std::function<void(TotalsView& into)>;        // sorted by (peer, category)
-  using LinesSource = std::function<std::vector<std::string>()>;     // the annotation block
+  using TotalsSource = std::function<void(TotalsView& into)>;     // sorted by (peer, category)
+  using LinesSource = std::function<std::vector<std::string>()>;  // the annotation block
   using Warn = std::function<void(const std::string&)>;
   struct Options {
     int32_t rank = 0;
     int64_t job_start_us = 0;
     int64_t interval_us = 0;
-    bool catch_sigterm = true;    // a final frame on SIGTERM, then the signal's previous effect
+    bool catch_sigterm = true;  // a final frame on SIGTERM, then the signal's previous effect
+    // Processes that append to the host file (this one included). After its final frame at
+    // a SIGTERM, the process lets the signal take effect only once each of them has a final
+    // frame in the file, or kHostWaitUs after the signal: Open MPI's daemon SIGKILLs all its
+    // ranks as soon as the first one dies (docs/time-series.md, "Signals"). 0 or 1: no waiting.
+    int host_processes = 0;
     bool final_at_exit = true;    // a final frame when the process exits before finish()
     bool report_failures = true;  // warn on the first failed write (one process per host file)
   };
@@ -100,8 +107,19 @@ class SeriesWriter {
   void on_exit();
 
  private:
+  // The longest wait for the host's other processes after a SIGTERM (Open MPI's default
+  // grace between its SIGTERM and its SIGKILL, odls_base_sigkill_timeout, is 1 s).
+  static constexpr int64_t kHostWaitUs = 1000000;
+
   void write_snapshot(FrameKind kind, uint64_t interval, std::string_view end_reason, const Snapshot* records,
                       const std::vector<std::string>* lines);
+  // After the final frame of a SIGTERM: waits until every host process has a final frame
+  // in the host file, or `deadline`. False when told to quit meanwhile.
+  bool wait_for_host_finals(std::chrono::steady_clock::time_point deadline);
+  struct Wake {
+    bool quit = false, sigterm = false;
+  };
+  Wake drain_wake_pipe();
   bool append(const std::string& frame);
   void stop_thread();
   uint64_t interval_at(int64_t time_us, bool round_up) const;
@@ -118,6 +136,14 @@ class SeriesWriter {
   int wake_read_ = -1, wake_write_ = -1;
   pid_t pid_ = 0;
   uint64_t last_interval_ = 0;
+  // Where wait_for_host_finals starts reading the host file: its size at a periodic
+  // snapshot at least kHostWaitUs before the signal (the host's final frames of that
+  // signal lie beyond). `mark_` is such a size; `candidate_` becomes the next once old enough.
+  struct HostMark {
+    int64_t time_us = 0;
+    off_t size = 0;
+  };
+  HostMark mark_, candidate_;
   bool closed_ = false;
   bool warned_ = false;
   mutable std::mutex mutex_;  // frames, stats
