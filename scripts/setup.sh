@@ -39,7 +39,7 @@ test_packages=(
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
   lmod                                 # `module load mpimon` on an installed tree (test/install)
-  dpkg-dev fakeroot debootstrap        # the .deb (CPack, dpkg-shlibdeps) and a Debian 12 root to install it in
+  dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in
 )
 packages=("${demo_packages[@]}")
 [ "$mode" = demo ] || packages+=("${test_packages[@]}")

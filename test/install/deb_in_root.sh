@@ -3,7 +3,7 @@
 # declares, then its demo runs and prints the known matrices of the bundled example.
 #   deb_in_root.sh <package.deb>
 deb="$1"
-# shellcheck source=install_common.sh
+# shellcheck source=SCRIPTDIR/install_common.sh
 . "$(dirname "$0")/install_common.sh"
 
 note "apt-get install $(basename "$deb") in $(. /etc/os-release && echo "$PRETTY_NAME")"

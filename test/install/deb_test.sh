@@ -7,7 +7,7 @@
 # debootstrap, no mount namespaces) or cannot build a .deb.
 #   deb_test.sh <build dir> <source dir>
 build="$1" source_dir="$2"
-# shellcheck source=install_common.sh
+# shellcheck source=SCRIPTDIR/install_common.sh
 . "$(dirname "$0")/install_common.sh"
 
 # shellcheck disable=SC1091

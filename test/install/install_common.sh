@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the install tests (sourced): an installed tree in a temporary prefix, MPI jobs
 # as these machines run them, and exact checks of what a job wrote.
 set -euo pipefail

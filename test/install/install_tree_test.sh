@@ -5,7 +5,7 @@
 # against P with pkg-config alone, and P/share/mpimon/mpimon-env.sh for plain mpirun.
 #   install_tree_test.sh <build dir> <test programs dir> <mpicc> <mpif90> <mpirun> <version>
 build="$1" programs="$2" mpicc="$3" mpif90="$4" mpirun="$5" version="$6"
-# shellcheck source=install_common.sh
+# shellcheck source=SCRIPTDIR/install_common.sh
 . "$(dirname "$0")/install_common.sh"
 
 prefix="$work/prefix with space"

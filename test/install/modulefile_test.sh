@@ -5,7 +5,7 @@
 # gives back the environment exactly as it was.
 #   modulefile_test.sh <build dir> <mpirun> <version>
 build="$1" mpirun="$2" version="$3"
-# shellcheck source=install_common.sh
+# shellcheck source=SCRIPTDIR/install_common.sh
 . "$(dirname "$0")/install_common.sh"
 
 lmod_init=/usr/share/lmod/lmod/init/bash
