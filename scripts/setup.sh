@@ -37,6 +37,7 @@ test_packages=(
   libcoarrays-openmpi-dev              # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
+  clang-format-14                      # the style check (scripts/format.sh, ctest Style.ClangFormatClean)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
   lmod                                 # `module load mpimon` on an installed tree (test/install)
   dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in

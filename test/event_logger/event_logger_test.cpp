@@ -183,9 +183,9 @@ TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
 // through the Fortran bindings and inside libcaf_mpi).
 TEST(EventLogger, CoarrayProgramsCommunicatorsAreLogged4Ranks) {
   if (std::string(MPIMON_COARRAY_RING).empty()) GTEST_SKIP() << "OpenCoarrays (caf) not installed";
-  const JobResult job = run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}),
-                                                                     monitoring_arguments(2)),
-                                                    {MPIMON_COARRAY_RING}));
+  const JobResult job =
+      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
+                                  {MPIMON_COARRAY_RING}));
   expect_success(job);
   EXPECT_NE(job.output.find("image 1: OK"), std::string::npos) << job.output;
   expect_logged_sends_equal_prof_matrix(job, 4);

@@ -2,8 +2,9 @@
 // (sparse records, annotation lines by position), and the reader's checks.
 #include <gtest/gtest.h>
 
-#include "formats/prof_format.h"
 #include "formats/series_format.h"
+#include "readers/format_error.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 namespace {
@@ -108,7 +109,9 @@ TEST(SeriesFormat, AnnotationLinesAreWrittenByPositionWhenTheyChange) {
   next[0] = "collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16";
   next.push_back("window_sync 0 window%201 fence 3 0.000100000");
   const std::string p = payload(encoder, {}, next);
-  EXPECT_EQ(p, "annotations 3 2\n0 collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16\n2 window_sync 0 window%201 fence 3 0.000100000\n");
+  EXPECT_EQ(
+      p,
+      "annotations 3 2\n0 collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16\n2 window_sync 0 window%201 fence 3 0.000100000\n");
   encoder.commit();
   EXPECT_EQ(payload(encoder, {}, next), "");  // unchanged: nothing
 
@@ -147,7 +150,8 @@ TEST(SeriesFormat, MalformedPayloadsNameTheLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("annotations 2 2\n0 a\n"), "f:12: expected 1 more annotation lines, found the end of the payload");
   EXPECT_EQ(error_of("annotations 2 1\n0 a\n1 b\n"),
             "f:12: line 3: expected end of the payload after the announced annotation lines");
-  EXPECT_EQ(error_of("0 external 1 8 4:1\n", true), "f:12: line 1: expected 'end <reason>' as a final frame's first line");
+  EXPECT_EQ(error_of("0 external 1 8 4:1\n", true),
+            "f:12: line 1: expected 'end <reason>' as a final frame's first line");
   EXPECT_EQ(error_of("end signal 99\n", true), "f:12: line 1: expected a signal number in [1, 64]");
   EXPECT_EQ(error_of("", true), "f:12: expected 'end <reason>' in a final frame");
 }

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "formats/job_format.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 #include "traffic_matrix.h"
 
 namespace mpimon::tools {

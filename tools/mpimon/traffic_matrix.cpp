@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "formats/prof_format.h"  // FormatError
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 
@@ -63,9 +63,8 @@ Selection Selection::of(std::string_view name) {
   // The sums: see the header (and docs/formats.md) for why `all` leaves `coll` out.
   if (name == "osc") return Selection(bit(Category::osc_sent) | bit(Category::osc_recv), "osc");
   if (name == "all")
-    return Selection(bit(Category::external) | bit(Category::internal) | bit(Category::osc_sent) |
-                         bit(Category::osc_recv),
-                     "all");
+    return Selection(
+        bit(Category::external) | bit(Category::internal) | bit(Category::osc_sent) | bit(Category::osc_recv), "all");
   throw std::invalid_argument("unknown category '" + std::string(name) +
                               "' (expected external, internal, coll, osc_sent, osc_recv, osc or all)");
 }

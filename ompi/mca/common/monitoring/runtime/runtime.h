@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analyses/communicator_classes.h"
-#include "engine/engine.h"
 #include "analyses/nbc_overlap.h"
+#include "engine/engine.h"
 #include "formats/prof_format.h"
 
 namespace mpimon {
@@ -22,9 +22,9 @@ enum class DumpTarget { none = 0, standard_output = 1, standard_error = 2, file 
 struct Settings {
   int enable_level = 0;  // 0 off, 1 all p2p in one category, >= 2 internal kept apart
   DumpTarget dump_target = DumpTarget::none;
-  std::string dump_prefix;  // pml_monitoring_filename
-  std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
-  bool verbose = false;     // pml_monitoring_verbose: report what the dumps wrote and how long it took
+  std::string dump_prefix;           // pml_monitoring_filename
+  std::string job_file;              // pml_monitoring_job_file: the one file per job ("" = none)
+  bool verbose = false;              // pml_monitoring_verbose: report what the dumps wrote and how long it took
   int64_t snapshot_interval_us = 0;  // pml_monitoring_snapshot_interval: the time series (0 = none)
   // The run number (files/output_names.h) the end-of-job files start from: the time series
   // reserves its own at MPI_Init, so that the finished job file takes the same one.
@@ -75,8 +75,8 @@ class Runtime {
   void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
   // Something that follows the job while it runs (the time series, series/): told when
   // monitoring starts (the end of MPI_Init, on every rank, and only when every rank runs
-  // our components: it may make collective calls there), and given at the start of MPI_Finalize the end-of-job snapshot and the layers'
-  // lines from the same pause as the dumps (it may add job-file annotation lines).
+  // our components: it may make collective calls there), and given at the start of MPI_Finalize the end-of-job snapshot
+  // and the layers' lines from the same pause as the dumps (it may add job-file annotation lines).
   struct Observer {
     void (*started)();
     void (*ending)(const Snapshot& records, LayerDump& layers);
