@@ -33,7 +33,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_FILE_NAME ${CPACK_PACKAGE_NAME}-${PROJECT_VERSION})  # non-Debian generators
 # `package_source`: the tracked tree, not build folders or git's.
-set(CPACK_SOURCE_IGNORE_FILES "/\\.git/" "/build[^/]*/" "/out/" "/\\.cache/")
+set(CPACK_SOURCE_IGNORE_FILES "/[.]git/" "/build[^/]*/" "/out/" "/[.]cache/")
 
 if(ompi_package AND MPIMON_DPKG_SHLIBDEPS)
   set(CPACK_GENERATOR DEB)
