@@ -17,6 +17,7 @@
 
 #include "files/atomic_file.h"
 #include "formats/series_frame.h"
+#include "formats/series_frame_scan.h"
 
 namespace mpimon::series {
 
