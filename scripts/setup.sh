@@ -20,6 +20,7 @@ packages=(
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
+  libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -60,7 +60,7 @@ std::string describe(const Counters& c) {
 }
 
 constexpr Category kAllCategories[] = {Category::external, Category::internal, Category::coll,
-                                       Category::osc_sent, Category::osc_recv};
+                                       Category::osc_sent, Category::osc_recv, Category::io_shuffle};
 
 // ---------------------------------------------------------------------------------------
 // Engine: recording and reading

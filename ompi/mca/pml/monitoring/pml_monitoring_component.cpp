@@ -24,6 +24,7 @@
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/mca_values.h"
+#include "live/file_pvars.h"
 #include "live/pvars.h"
 #include "runtime/runtime.h"
 
@@ -165,6 +166,7 @@ int component_register() {
   // they stay valid for the whole run; we are never closed anyway (see above).
   mpimon::pvars::register_peer_variables("pml", "messages", "messages sent", mpimon::Category::external);
   mpimon::pvars::register_flush_variable();
+  mpimon::mpi_io::register_file_variables();  // the io layer registers late (at the first MPI_File_open)
   return OMPI_SUCCESS;
 }
 

@@ -11,6 +11,7 @@ const char* category_name(Category category) noexcept {
     case Category::coll: return "coll";
     case Category::osc_sent: return "osc_sent";
     case Category::osc_recv: return "osc_recv";
+    case Category::io_shuffle: return "io_shuffle";
   }
   return "unknown";
 }

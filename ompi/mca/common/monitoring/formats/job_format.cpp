@@ -2,6 +2,7 @@
 
 #include "formats/checksum.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,48 @@ std::string unescape_name(std::string_view field) {
     }
   }
   return out;
+}
+
+std::string format_rank_ranges(const std::vector<int32_t>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+bool parse_rank_ranges(std::string_view text, int32_t world_size, std::vector<int32_t>& ranks) {
+  ranks.clear();
+  if (text.empty() || text.back() == ',') return false;
+  auto number = [](std::string_view digits, int32_t& value) {
+    if (digits.empty() || digits.front() == '+' || digits.front() == '-') return false;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return ec == std::errc{} && end == digits.data() + digits.size() && value >= 0;
+  };
+  while (!text.empty()) {
+    const size_t comma = std::min(text.find(','), text.size());
+    const std::string_view item = text.substr(0, comma);
+    text.remove_prefix(comma == text.size() ? comma : comma + 1);
+    const size_t dash = item.find('-');
+    int32_t first = 0, last = 0;
+    if (dash == std::string_view::npos) {
+      if (!number(item, first)) return false;
+      last = first;
+    } else if (!number(item.substr(0, dash), first) || !number(item.substr(dash + 1), last) || last < first) {
+      return false;
+    }
+    if (last >= world_size || ranks.size() + static_cast<size_t>(last - first) >= static_cast<size_t>(world_size))
+      return false;
+    // Members are distinct and listed in rank order, which need not be increasing (a
+    // communicator made with MPI_Comm_split and reordering keys): only ranges increase.
+    for (int64_t r = first; r <= last; ++r) ranks.push_back(static_cast<int32_t>(r));
+  }
+  return true;
 }
 
 std::string iso8601_utc(long long seconds) {
@@ -308,8 +351,11 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
         r.destination >= file.header.world_size)
       c.fail("ranks in [0, " + std::to_string(file.header.world_size) + ")");
     const std::string_view category = c.word("a category");
+    // io_shuffle came with version 3; it is read in any version (the time series' sums
+    // are made in memory as version 1: no trailer), older writers never wrote it.
     if (!category_from_name(category, r.category))
-      c.fail("a category (external, internal, coll, osc_sent, osc_recv), found '" + std::string(category) + "'");
+      c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" + std::string(category) +
+             "'");
     r.counters.messages = c.number<uint64_t>(c.word("a message count"), "a message count");
     r.counters.bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
     std::string_view histogram = c.word("a histogram (<bucket>:<count>,...)");

@@ -13,7 +13,7 @@ namespace mpimon {
 
 namespace {
 
-void append_line(std::string& out, char kind, int me, const Record& r) {
+void append_line(std::string& out, std::string_view kind, int me, const Record& r) {
   out += kind;
   out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' +
          std::to_string(r.counters.bytes) + " bytes\t" + std::to_string(r.counters.messages) +
@@ -48,13 +48,13 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   std::string out = "# POINT TO POINT\n";
   for (const auto& [peer, p] : pml) {
     if (!p.external) continue;
-    append_line(out, 'E', me, *p.external);
+    append_line(out, "E", me, *p.external);
     append_histogram(out, p.histogram);
   }
   if (split_internal) {
     for (const auto& [peer, p] : pml) {
       if (!p.internal) continue;
-      append_line(out, 'I', me, *p.internal);
+      append_line(out, "I", me, *p.internal);
       if (p.external) {
         out += '\n';
       } else {
@@ -64,15 +64,26 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   }
   out += "# OSC\n";
   for (const Record& r : records) {
-    if (r.category == Category::osc_sent) { append_line(out, 'S', me, r); out += '\n'; }
-    if (r.category == Category::osc_recv) { append_line(out, 'R', me, r); out += '\n'; }
+    if (r.category == Category::osc_sent) { append_line(out, "S", me, r); out += '\n'; }
+    if (r.category == Category::osc_recv) { append_line(out, "R", me, r); out += '\n'; }
   }
   out += extras.osc;
   out += "# COLLECTIVES\n";
   for (const Record& r : records) {
-    if (r.category == Category::coll) { append_line(out, 'C', me, r); out += '\n'; }
+    if (r.category == Category::coll) { append_line(out, "C", me, r); out += '\n'; }
   }
   out += extras.collectives;
+  bool io = !extras.io.empty();
+  for (const Record& r : records) io = io || r.category == Category::io_shuffle;
+  if (io) {
+    out += "# MPI-IO\n";
+    for (const Record& r : records) {
+      if (r.category != Category::io_shuffle) continue;
+      append_line(out, "# F", me, r);
+      append_histogram(out, r.counters.histogram);
+    }
+    out += extras.io;
+  }
   return out;
 }
 
@@ -171,6 +182,33 @@ ProfSync parse_sync(LineParser& p, size_t line_no) {
   return s;
 }
 
+// The fields after the kind of an E, I, S, R, C or "# F" line.
+ProfLine parse_record_line(LineParser& p, char kind, size_t line_no) {
+  ProfLine l;
+  l.kind = kind;
+  l.line = line_no;
+  l.me = rank_field(p, "the sender's rank");
+  l.peer = rank_field(p, "the peer's rank");
+  l.bytes = p.number_with_suffix("bytes", "a byte count");
+  l.messages = p.number_with_suffix("msgs sent", "a message count");
+  if (!p.at_end()) {
+    std::string_view h = p.field("a histogram");
+    int bucket = 0;
+    while (true) {
+      const size_t comma = h.find(',');
+      if (bucket >= kHistogramBuckets) p.fail(std::to_string(kHistogramBuckets) + " histogram values, found more");
+      l.histogram[bucket++] = p.number<uint64_t>(h.substr(0, comma), "a histogram count");
+      if (comma == std::string_view::npos) break;
+      h = h.substr(comma + 1);
+    }
+    if (bucket != kHistogramBuckets)
+      p.fail(std::to_string(kHistogramBuckets) + " histogram values, found " + std::to_string(bucket));
+    l.has_histogram = true;
+    if (!p.at_end()) p.fail("end of line after the histogram");
+  }
+  return l;
+}
+
 }  // namespace
 
 ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
@@ -196,10 +234,17 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
     if (input == ProfInput::capture) std::tie(tag, line) = split_tag(line);
     if (line.empty()) continue;
     if (line[0] == '#') {
-      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES") file.has_monitoring_output = true;
+      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES" || line == "# MPI-IO")
+        file.has_monitoring_output = true;
       if (line.substr(0, 7) == "# SYNC\t") {
         LineParser p(line, source, line_no);
         file.syncs.push_back(parse_sync(p, line_no));
+      } else if (line.substr(0, 4) == "# F\t") {
+        LineParser p(line.substr(2), source, line_no);
+        p.field("a line kind");
+        file.lines.push_back(parse_record_line(p, 'F', line_no));
+      } else {
+        file.io.add_prof_line(line, source, line_no);
       }
       continue;
     }
@@ -261,29 +306,7 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
         open.erase(open.begin() + (target - open.data()));  // complete: no later line belongs to it
       continue;
     }
-    ProfLine l;
-    l.kind = kind[0];
-    l.line = line_no;
-    l.me = rank_field(p, "the sender's rank");
-    l.peer = rank_field(p, "the peer's rank");
-    l.bytes = p.number_with_suffix("bytes", "a byte count");
-    l.messages = p.number_with_suffix("msgs sent", "a message count");
-    if (!p.at_end()) {
-      std::string_view h = p.field("a histogram");
-      int bucket = 0;
-      while (true) {
-        const size_t comma = h.find(',');
-        if (bucket >= kHistogramBuckets) p.fail(std::to_string(kHistogramBuckets) + " histogram values, found more");
-        l.histogram[bucket++] = p.number<uint64_t>(h.substr(0, comma), "a histogram count");
-        if (comma == std::string_view::npos) break;
-        h = h.substr(comma + 1);
-      }
-      if (bucket != kHistogramBuckets)
-        p.fail(std::to_string(kHistogramBuckets) + " histogram values, found " + std::to_string(bucket));
-      l.has_histogram = true;
-      if (!p.at_end()) p.fail("end of line after the histogram");
-    }
-    file.lines.push_back(l);
+    file.lines.push_back(parse_record_line(p, kind[0], line_no));
   }
   return file;
 }

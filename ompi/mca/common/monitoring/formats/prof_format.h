@@ -10,9 +10,14 @@
 //   # COLLECTIVES
 //   C <me> <peer> <B> bytes <n> msgs sent
 //   D <communicator name> procs: <world ranks>        (followed by O2A / A2O / A2A lines)
+//   # MPI-IO                                          (mpimon's; only when MPI-IO was used)
+//   # F <me> <peer> <B> bytes <n> msgs sent <66 comma-separated histogram counts>
+//   # IO_FILE ... (formats/io_format.h)
 //
 // Fields are tab-separated. Open MPI keeps one histogram per peer for E and I traffic
-// together, printed on the E line, or on the I line when the peer has no E traffic.
+// together, printed on the E line, or on the I line when the peer has no E traffic. The
+// F lines (category io_shuffle, with their own histogram) and every other mpimon line
+// start with '#': Open MPI's profile2mat and aggregate_profile skip them.
 #pragma once
 
 #include <array>
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "readers/io_reader.h"
 
 namespace mpimon {
 
@@ -30,6 +36,7 @@ namespace mpimon {
 struct ProfExtras {
   std::string osc;          // after the S/R lines (mpimon's window synchronisation times)
   std::string collectives;  // after the C lines: D / O2A / A2O / A2A per communicator
+  std::string io;           // after the F lines: the files (formats/io_format.h)
 };
 
 // The whole text of one rank's dump. `split_internal` is false at enable level 1 (then
@@ -37,9 +44,9 @@ struct ProfExtras {
 std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal,
                         const ProfExtras& extras = {});
 
-// One parsed E/I/S/R/C line.
+// One parsed E/I/S/R/C line, or a "# F" line (kind 'F').
 struct ProfLine {
-  char kind = 'E';  // E, I, S, R or C
+  char kind = 'E';  // E, I, S, R, C or F
   int32_t me = 0;
   int32_t peer = 0;
   uint64_t bytes = 0;
@@ -74,6 +81,7 @@ struct ProfFile {
   std::vector<ProfLine> lines;
   std::vector<ProfCommunicator> communicators;
   std::vector<ProfSync> syncs;
+  mpi_io::IoTable io;  // the "# IO_*" lines
   // Lenient parsing (ProfInput::capture) only: lines that are not monitoring output.
   size_t foreign_lines = 0;
   size_t first_foreign_line = 0;
