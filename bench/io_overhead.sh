@@ -110,7 +110,7 @@ per_call() {
   # shellcheck disable=SC2046
   mb=$(python3 "$here/callgrind_objects.py" "$b" $(objects "$1"))
   awk -v a="$(callgrind_total "$a")" -v b="$(callgrind_total "$b")" -v ma="$ma" -v mb="$mb" -v d=$((K2 - K1)) \
-    'BEGIN {printf "%.1f %.1f", (b - a) / d, (mb - ma) / d}'
+    'BEGIN {printf "%.1f %.1f\n", (b - a) / d, (mb - ma) / d}'
 }
 
 start=$SECONDS

@@ -5,9 +5,9 @@
 #include <thread>
 
 #include "analyses/communicator_classes.h"  // members_hash
-#include "formats/job_format.h"
 #include "analyses/mpi_io/file_registry.h"
 #include "formats/io_format.h"
+#include "formats/job_format.h"
 #include "readers/io_reader.h"
 
 namespace mpimon::mpi_io {
@@ -62,13 +62,16 @@ TEST(FileRecord, AccessFamiliesAreTheTwelveBlockingFunctions) {
 
 TEST(FileRecord, FileSystemEntriesConsecutiveAndSequentialAsDarshan) {
   FileRecord r(identity("f", {0}, 0), false);
-  r.add_fs_entry(Direction::write, 0, 100);   // first: neither
-  r.add_fs_entry(Direction::write, 100, 50);  // starts where the previous ended: both
-  r.add_fs_entry(Direction::write, 200, 10);  // after: sequential only
-  r.add_fs_entry(Direction::write, 0, 10);    // before: neither
-  r.add_fs_operation(Direction::write);
-  r.add_fs_entry(Direction::read, 210, 1);  // directions are apart: first read, neither
-  r.add_fs_operation(Direction::read);
+  using Entry = std::pair<uint64_t, uint64_t>;
+  const std::vector<Entry> writes = {
+      {0, 100},   // first: neither
+      {100, 50},  // starts where the previous ended: both
+      {200, 10},  // after: sequential only
+      {0, 10},    // before: neither
+  };
+  r.add_fs_operation(Direction::write, writes.size(), [&](size_t i) { return writes[i]; });
+  // Directions are apart: the first read is neither.
+  r.add_fs_operation(Direction::read, 1, [](size_t) { return Entry{210, 1}; });
   const FsTotals w = r.fs(Direction::write);
   EXPECT_EQ(w.operations, 1u);
   EXPECT_EQ(w.entries.messages, 4u);
@@ -210,8 +213,7 @@ FileRegistry& aggregator_registry() {
     r->add_meta(MetaOp::open, 1000000000);
     r->add_access(Access::write_at_all, Call::blocking, 4096, 2000000000);
     r->add_collective(true);
-    r->add_fs_entry(Direction::write, 0, 16384);
-    r->add_fs_operation(Direction::write);
+    r->add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 16384}; });
     r->add_shuffle(0, 4096);
     r->add_meta(MetaOp::close, 500000000);
     registry.close(r);

@@ -11,6 +11,8 @@
 
 #include "runtime/ompi_glue.h"
 
+#include <atomic>
+
 #include <ompi/file/file.h>
 #include <ompi/mca/io/io.h>
 
@@ -43,7 +45,8 @@ MonitoredFile* monitored_file(const ompi_file_t* fh);
 void drop_monitored_file(const ompi_file_t* fh);
 // Recording on or off (our own dump traffic; a mixed deployment).
 void set_recording(bool on);
-bool recording();
+extern std::atomic<bool> recording_now __attribute__((visibility("hidden")));
+inline bool recording() { return recording_now.load(std::memory_order_relaxed); }
 
 // io_monitoring_ompio.cpp
 namespace ompio {

@@ -23,9 +23,9 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "formats/io_format.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
-#include "formats/io_format.h"
 #include "runtime/runtime.h"
 
 namespace {

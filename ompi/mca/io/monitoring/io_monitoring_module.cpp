@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "analyses/communicator_classes.h"  // members_hash
-#include "formats/job_format.h"            // format_rank_ranges
+#include "formats/job_format.h"             // format_rank_ranges
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 
@@ -66,7 +66,6 @@ class FileTable {
 
 struct State {
   FileTable files;
-  std::atomic<bool> recording{true};
   // The runtime's registry and its clock (no call into the runtime library per access).
   mpi_io::FileRegistry* registry = &Runtime::instance().files;
   const SyncClock* clock = &Runtime::instance().files.clock();
@@ -143,7 +142,7 @@ struct Wrap<Member, int (*)(ompi_file_t*, Args...)> {
     }
     const uint64_t ticks = now() - start;
     const uint64_t bytes = bytes_of(args...);
-    if (rc == OMPI_SUCCESS && f.record != nullptr && state.recording.load(std::memory_order_relaxed)) [[likely]] {
+    if (rc == OMPI_SUCCESS && f.record != nullptr && recording()) [[likely]] {
       f.record->add_access(A, How, bytes, ticks);
       if constexpr (mpi_io::is_collective(A)) {
         note_components(f, fh);
@@ -162,8 +161,7 @@ struct Wrap<Member, int (*)(ompi_file_t*, Args...)> {
     Window window;
     const uint64_t start = now();
     const int rc = (f.real->*Member)(fh, args...);
-    if (rc == OMPI_SUCCESS && f.record != nullptr && state.recording.load(std::memory_order_relaxed))
-      f.record->add_time(T, now() - start);
+    if (rc == OMPI_SUCCESS && f.record != nullptr && recording()) f.record->add_time(T, now() - start);
     return rc;
   }
 
@@ -179,7 +177,7 @@ struct Wrap<Member, int (*)(ompi_file_t*, Args...)> {
     } else {
       rc = (f.real->*Member)(fh, args...);
     }
-    if (rc == OMPI_SUCCESS && f.record != nullptr && state.recording.load(std::memory_order_relaxed)) {
+    if (rc == OMPI_SUCCESS && f.record != nullptr && recording()) {
       f.record->add_meta(Op, now() - start);
       if constexpr (Op == MetaOp::set_view) note_components(f, fh);
     }
@@ -217,7 +215,7 @@ int monitored_open(ompi_communicator_t* comm, const char* filename, int amode, o
     rc = f.real->io_module_file_open(comm, filename, amode, info, fh);
   }
   const uint64_t ticks = now() - start;
-  if (rc != OMPI_SUCCESS || !state.recording.load(std::memory_order_relaxed)) return rc;
+  if (rc != OMPI_SUCCESS || !recording()) return rc;
   mpi_io::FileRegistry& files = registry();
   f.record = files.open(identity_of(fh));
   f.record->set_components(f.real_component->io_version.mca_component_name, "");
@@ -253,7 +251,7 @@ int monitored_close(ompi_file_t* fh) {
     rc = f->real->io_module_file_close(fh);
   }
   if (f->record != nullptr) {
-    if (state.recording.load(std::memory_order_relaxed)) f->record->add_meta(MetaOp::close, now() - start);
+    if (recording()) f->record->add_meta(MetaOp::close, now() - start);
     registry().unbind_object(fh);
     registry().close(f->record);
   }
@@ -343,7 +341,8 @@ void drop_monitored_file(const ompi_file_t* fh) {
   delete f;
 }
 
-void set_recording(bool on) { state.recording.store(on, std::memory_order_relaxed); }
-bool recording() { return state.recording.load(std::memory_order_relaxed); }
+std::atomic<bool> recording_now{true};
+
+void set_recording(bool on) { recording_now.store(on, std::memory_order_relaxed); }
 
 }  // namespace mpimon::io

@@ -14,12 +14,16 @@
 
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 // 4.1.x's common_ompio_print_queue.h (included by common_ompio.h) ends in END_C_DECLS
-// without BEGIN_C_DECLS: in C++ that closes a brace nobody opened. Open it here.
+// without BEGIN_C_DECLS: in C++ that closes a brace nobody opened. Open it here, and
+// include it first, alone, so that it closes this one.
+// clang-format off
 extern "C" {
-#include <ompi/mca/common/ompio/common_ompio.h>
 #include <ompi/mca/common/ompio/common_ompio_print_queue.h>
+// clang-format on
+#include <ompi/mca/common/ompio/common_ompio.h>
 #include <ompi/mca/fbtl/base/base.h>
 #include <ompi/mca/fcoll/base/base.h>
 #include <ompi/mca/fs/base/base.h>
@@ -59,18 +63,18 @@ const MonitoredFile::FileSystem& file_system_of(const ompio_file_t* fh) {
 // The entries of an operation the fbtl accepted (f_io_array is still the operation's).
 void record_entries(MonitoredFile* file, const ompio_file_t* fh, mpi_io::Direction d) {
   ++file->file_system_operations;
-  if (file->record != nullptr && recording()) {
-    for (int i = 0; i < fh->f_num_of_io_entries; ++i) {
-      const mca_common_ompio_io_array_t& e = fh->f_io_array[i];
-      file->record->add_fs_entry(d, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(e.offset)), e.length);
-    }
-    file->record->add_fs_operation(d);
+  const mca_common_ompio_io_array_t* entries = fh->f_io_array;
+  if (file->record != nullptr && recording()) [[likely]] {
+    file->record->add_fs_operation(d, static_cast<size_t>(fh->f_num_of_io_entries), [entries](size_t i) {
+      return std::pair<uint64_t, uint64_t>{static_cast<uint64_t>(reinterpret_cast<uintptr_t>(entries[i].offset)),
+                                           entries[i].length};
+    });
   }
   if (fs_events_listened()) [[unlikely]] {
     uint64_t bytes = 0;
-    for (int i = 0; i < fh->f_num_of_io_entries; ++i) bytes += fh->f_io_array[i].length;
+    for (int i = 0; i < fh->f_num_of_io_entries; ++i) bytes += entries[i].length;
     const int64_t offset =
-        fh->f_num_of_io_entries > 0 ? static_cast<int64_t>(reinterpret_cast<intptr_t>(fh->f_io_array[0].offset)) : -1;
+        fh->f_num_of_io_entries > 0 ? static_cast<int64_t>(reinterpret_cast<intptr_t>(entries[0].offset)) : -1;
     fs_event(fh->f_fh, d, offset, bytes, static_cast<uint64_t>(fh->f_num_of_io_entries));
   }
 }

@@ -119,25 +119,6 @@ FileRecord::FsState* FileRecord::fs_state(Direction d) {
   return state;
 }
 
-void FileRecord::add_fs_entry(Direction d, uint64_t offset, uint64_t length) noexcept {
-  FsState* s = fs_state(d);
-  std::unique_lock lock(mutex_, std::defer_lock);
-  if (threaded_) lock.lock();  // the previous entry's end is shared state
-  FsTotals& t = s->totals;
-  add(t.entries.messages, 1);
-  add(t.entries.bytes, length);
-  add(t.entries.histogram[message_bucket(length)], 1);
-  if (s->any) {
-    if (offset == s->next_offset) add(t.consecutive, 1);
-    if (offset >= s->next_offset) add(t.sequential, 1);
-  }
-  s->any = true;
-  s->next_offset = offset + length;
-  if (offset + length > t.end) std::atomic_ref(t.end).store(offset + length, std::memory_order_relaxed);
-}
-
-void FileRecord::add_fs_operation(Direction d) noexcept { add(fs_state(d)->totals.operations, 1); }
-
 void FileRecord::add_shuffle(int32_t peer, uint64_t bytes) {
   std::lock_guard lock(mutex_);
   PeerTraffic& t = shuffle_[peer];

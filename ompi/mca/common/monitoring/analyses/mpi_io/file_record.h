@@ -128,7 +128,6 @@ struct FileIdentity {
   std::string identity() const;
 };
 
-
 class FileRecord {
  public:
   FileRecord(FileIdentity identity, bool threaded);
@@ -157,9 +156,20 @@ class FileRecord {
   // Time inside a call that is not itself an access or a counted metadata call (the
   // _end of a split access: read or write time).
   void add_time(Timer timer, uint64_t ticks) noexcept { add(ticks_[static_cast<int>(timer)], ticks); }
-  // One file-system operation: its entries, then the operation.
-  void add_fs_entry(Direction d, uint64_t offset, uint64_t length) noexcept;
-  void add_fs_operation(Direction d) noexcept;
+  // One file-system operation of `entries` pieces; entry_at(i) gives the i-th as an
+  // (offset, length) pair. Inline: the adapter's fbtl wrapper runs it per operation.
+  template <typename EntryAt>
+  void add_fs_operation(Direction d, size_t entries, EntryAt&& entry_at) noexcept {
+    FsState* s = fs_[static_cast<int>(d)].load(std::memory_order_acquire);
+    if (s == nullptr) [[unlikely]]
+      s = fs_state(d);
+    if (threaded_) {
+      std::lock_guard lock(mutex_);  // the previous entry's end is shared state
+      add_entries<true>(*s, entries, entry_at);
+    } else {
+      add_entries<false>(*s, entries, entry_at);
+    }
+  }
   // A collective data access ended; `aggregated`: this process accessed the file system
   // in it (the io adapter decides, see docs/io.md).
   void add_collective(bool aggregated) noexcept {
@@ -195,15 +205,41 @@ class FileRecord {
     uint64_t next_offset = 0;  // where the previous entry ended
     bool any = false;
   };
-  void add(uint64_t& counter, uint64_t amount) const noexcept {
-    if (threaded_) {
+  template <bool threaded>
+  static void bump(uint64_t& counter, uint64_t amount) noexcept {
+    if constexpr (threaded) {
       std::atomic_ref(counter).fetch_add(amount, std::memory_order_relaxed);
     } else {
       single_writer_add(counter, amount);
     }
   }
+  void add(uint64_t& counter, uint64_t amount) const noexcept {
+    if (threaded_) {
+      bump<true>(counter, amount);
+    } else {
+      bump<false>(counter, amount);
+    }
+  }
+  template <bool threaded, typename EntryAt>
+  static void add_entries(FsState& s, size_t entries, EntryAt& entry_at) noexcept {
+    FsTotals& t = s.totals;
+    for (size_t i = 0; i < entries; ++i) {
+      const auto [offset, length] = entry_at(i);
+      bump<threaded>(t.entries.messages, 1);
+      bump<threaded>(t.entries.bytes, length);
+      bump<threaded>(t.entries.histogram[message_bucket(length)], 1);
+      if (s.any) {
+        if (offset == s.next_offset) bump<threaded>(t.consecutive, 1);
+        if (offset >= s.next_offset) bump<threaded>(t.sequential, 1);
+      }
+      s.any = true;
+      s.next_offset = offset + length;
+      if (offset + length > t.end) std::atomic_ref(t.end).store(offset + length, std::memory_order_relaxed);
+    }
+    bump<threaded>(t.operations, 1);
+  }
   Counters* allocate(std::atomic<Counters*>& slot);
-  FsState* fs_state(Direction d);
+  FsState* fs_state(Direction d);  // created at the direction's first operation
 
   FileIdentity identity_;
   bool threaded_;
