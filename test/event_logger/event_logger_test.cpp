@@ -183,9 +183,9 @@ TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
 // through the Fortran bindings and inside libcaf_mpi).
 TEST(EventLogger, CoarrayProgramsCommunicatorsAreLogged4Ranks) {
   if (std::string(MPIMON_COARRAY_RING).empty()) GTEST_SKIP() << "OpenCoarrays (caf) not installed";
-  const JobResult job = run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}),
-                                                                     monitoring_arguments(2)),
-                                                    {MPIMON_COARRAY_RING}));
+  const JobResult job =
+      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
+                                  {MPIMON_COARRAY_RING}));
   expect_success(job);
   EXPECT_NE(job.output.find("image 1: OK"), std::string::npos) << job.output;
   expect_logged_sends_equal_prof_matrix(job, 4);
@@ -263,17 +263,18 @@ TEST(EventLogger, MelEventsKeepsOnlyTheNamedEvents4Ranks) {
 // offset and bytes; one file-system operation, at the aggregator, of the whole file.
 TEST(EventLogger, FileAccessesAndFileSystemOperationsAreLogged4Ranks) {
   const JobResult job = run_job(
-      4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel",
-                                                             "MEL_EVENTS=mpimon_io_access,mpimon_io_fs_operation"}),
-                                           monitoring_arguments(2)),
-                          {MPIMON_IO_PATTERNS, "write_at_all", "4096"}));
+      4,
+      concat_arguments(
+          concat_arguments(logger_arguments({"MEL_OUTPUT=mel", "MEL_EVENTS=mpimon_io_access,mpimon_io_fs_operation"}),
+                           monitoring_arguments(2)),
+          {MPIMON_IO_PATTERNS, "write_at_all", "4096"}));
   expect_success(job);
   for (int r = 0; r < 4; ++r) {
     const std::string log = log_of(job, r);
     EXPECT_EQ(count_of(log, "] 'mpimon_io_access' "), 1u) << log;
     EXPECT_TRUE(std::regex_search(log, std::regex("'mpimon_io_access' file_id=[0-9]+ kind=write_at_all call=blocking "
-                                                  "result=0 offset=" + std::to_string(r * 4096) +
-                                                  " bytes=4096 seconds=[0-9.e-]+\n")))
+                                                  "result=0 offset=" +
+                                                  std::to_string(r * 4096) + " bytes=4096 seconds=[0-9.e-]+\n")))
         << log;
     EXPECT_EQ(count_of(log, "] 'mpimon_io_fs_operation' "), r == 0 ? 1u : 0u) << log;
     if (r == 0) {

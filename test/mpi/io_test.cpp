@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "formats/job_format.h"
-#include "readers/io_reader.h"
 #include "mpi_job.h"
+#include "readers/io_reader.h"
 #include "readers/series_reader.h"
 
 using namespace mpimon;

@@ -146,12 +146,12 @@ const std::set<std::string> kPointToPointAndCollectives{"external", "internal", 
 TEST(ToolsInputs, JobFileFolderAndPrefixGiveTheSameAnswers8Ranks) {
   const fs::path folder = new_test_folder();
   fs::create_directory(folder / "dumps");
-  const JobResult job = run_job_in(folder, 8,
-                                   concat_arguments(concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca",
-                                                                      "pml_monitoring_enable_output", "3", "--mca",
-                                                                      "pml_monitoring_filename", "dumps/prof"},
-                                                                     binary_tree_reduce_arguments()),
-                                                    {kExample, "ring", "reduce", "halo"}));
+  const JobResult job = run_job_in(
+      folder, 8,
+      concat_arguments(concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
+                                         "3", "--mca", "pml_monitoring_filename", "dumps/prof"},
+                                        binary_tree_reduce_arguments()),
+                       {kExample, "ring", "reduce", "halo"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const auto from_job = every_answer(folder, "mpimon-job.txt");
   const auto from_folder = every_answer(folder, "dumps");  // was "no *.prof files"
@@ -169,9 +169,9 @@ TEST(ToolsInputs, CapturedStandardOutputOfLammpsIsReadLikeTheJobFile4Ranks) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
   const fs::path folder = new_test_folder();
   // LAMMPS prints its progress on stdout, between and around the ranks' dumps.
-  const JobResult job =
-      run_job_in(folder, 4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1",
-                             "/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none"});
+  const JobResult job = run_job_in(folder, 4,
+                                   {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1",
+                                    "/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   std::ofstream(folder / "capture.txt") << job.output;
   ASSERT_NE(job.output.find("Loop time"), std::string::npos) << "LAMMPS' own output is in the capture";
@@ -194,9 +194,11 @@ TEST(ToolsInputs, OneSidedGetsReadFromTheTargetToTheOrigin4Ranks) {
   std::map<std::pair<int, int>, uint64_t> recorded;  // (origin, target) -> bytes of R lines
   for (const auto& [key, value] : read_edges(folder, "R")) recorded[{std::get<1>(key), std::get<2>(key)}] = value.first;
   ASSERT_FALSE(recorded.empty());
-  const std::string sparse = mpimon_stdout(folder, "matrix mpimon-job.txt --category osc_recv --format sparse --metric bytes");
+  const std::string sparse =
+      mpimon_stdout(folder, "matrix mpimon-job.txt --category osc_recv --format sparse --metric bytes");
   for (const auto& [pair, bytes] : recorded) {
-    const std::string cell = std::to_string(pair.second) + "," + std::to_string(pair.first) + "," + std::to_string(bytes);
+    const std::string cell =
+        std::to_string(pair.second) + "," + std::to_string(pair.first) + "," + std::to_string(bytes);
     EXPECT_NE(sparse.find("\n" + cell + "\n"), std::string::npos) << cell << " in\n" << sparse;
   }
   EXPECT_EQ(sparse, mpimon_stdout(folder, "matrix prof --category osc_recv --format sparse --metric bytes"));
@@ -225,9 +227,9 @@ TEST(ToolsInputs, OneSidedGetsReadFromTheTargetToTheOrigin4Ranks) {
 TEST(ToolsInputs, AggregateProfilesArgumentFormSumsThePhases4Ranks) {
   const fs::path folder = new_test_folder();
   fs::create_directory(folder / "prof");
-  const JobResult job = run_job_in(
-      folder, 4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
-                  "pml_monitoring_filename", "final", kPvars, "phases"});
+  const JobResult job = run_job_in(folder, 4,
+                                   {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "final", kPvars, "phases"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   run_shell(folder, "mv phase_* prof/");
   // aggregate_profile prof/phase: the phases' files; mpimon takes the same argument.
@@ -243,9 +245,10 @@ TEST(ToolsInputs, AggregateProfilesArgumentFormSumsThePhases4Ranks) {
 
 TEST(Profile2mat, AgreesWithFormatMatOnOurDumps8Ranks) {
   const fs::path folder = new_test_folder();
-  const JobResult job = run_job_in(folder, 8,
-                                   concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
-                                                    {kExample, "ring", "reduce", "halo"}));
+  const JobResult job =
+      run_job_in(folder, 8,
+                 concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
+                                  {kExample, "ring", "reduce", "halo"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   run_shell(folder, "cat prof.*.prof > all.prof");
   EXPECT_EQ(expect_profile2mat_agrees(folder, "all.prof"), kPointToPointAndCollectives);
@@ -266,10 +269,11 @@ TEST(Profile2mat, AgreesWithFormatMatOnOurOneSidedDumps4Ranks) {
 
 TEST(Profile2mat, AgreesWithFormatMatOnDebiansComponentDumps8Ranks) {
   const fs::path folder = new_test_folder();
-  const JobResult job = run_job_in(folder, 8,
-                                   concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
-                                                    {kExample, "ring", "reduce", "halo"}),
-                                   Components::distro);
+  const JobResult job =
+      run_job_in(folder, 8,
+                 concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
+                                  {kExample, "ring", "reduce", "halo"}),
+                 Components::distro);
   ASSERT_EQ(job.exit_code, 0) << job.output;
   ASSERT_TRUE(fs::exists(folder / "prof.0.prof")) << job.output;
   ASSERT_FALSE(fs::exists(folder / "mpimon-job.txt")) << "Debian's component, not ours";
@@ -285,6 +289,7 @@ TEST(ToolsCli, CategoryAllInTheTerminalIsOneTable4Ranks) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::string text = mpimon_stdout(job.folder, "matrix mpimon-job.txt --category all --metric bytes");
   EXPECT_EQ(text.find("no traffic recorded"), std::string::npos) << text;
-  EXPECT_EQ(text.rfind("# all traffic (E + I + S + R + F; C is left out, its messages are in I), bytes", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("# all traffic (E + I + S + R + F; C is left out, its messages are in I), bytes", 0), 0u)
+      << text;
   EXPECT_NE(text.find("1024"), std::string::npos) << text;
 }

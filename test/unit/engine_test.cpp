@@ -50,9 +50,9 @@ std::string describe(const Counters& c) {
   for (const auto& [pair, counters] : expected) {
     const Record& r = snapshot[i++];
     if (r.peer != pair.first || r.category != pair.second)
-      return ::testing::AssertionFailure() << "record " << i - 1 << " is (" << r.peer << ", "
-                                           << category_name(r.category) << "), expected (" << pair.first
-                                           << ", " << category_name(pair.second) << ")";
+      return ::testing::AssertionFailure()
+             << "record " << i - 1 << " is (" << r.peer << ", " << category_name(r.category) << "), expected ("
+             << pair.first << ", " << category_name(pair.second) << ")";
     if (auto same = same_counters(r.counters, counters); !same)
       return same << "\nfor (" << r.peer << ", " << category_name(r.category) << ")";
   }
@@ -323,7 +323,8 @@ TEST(EngineThreads, FourThreadsRecordingToOverlappingPeersGiveExactTotals) {
 
   Expected expected;
   for (int t = 0; t < kThreads; ++t)
-    for (int i = 0; i < kMessagesPerThread; ++i) add(expected, thread_peer(t, i), thread_category(t, i), thread_bytes(t, i));
+    for (int i = 0; i < kMessagesPerThread; ++i)
+      add(expected, thread_peer(t, i), thread_category(t, i), thread_bytes(t, i));
   EXPECT_TRUE(snapshot_is(engine.snapshot(), expected));
 
   uint64_t messages = 0, histogram_sum = 0;
@@ -399,8 +400,8 @@ TEST(EngineSnapshot, IsSortedByPeerThenCategory) {
   engine.record(0, Category::internal, 1);
   engine.record(1, Category::external, 1);
   engine.record(1, Category::coll, 1);
-  const std::vector<PairKey> expected = {{0, Category::internal}, {1, Category::external}, {1, Category::coll},
-                                         {1, Category::osc_recv}, {5, Category::external}, {5, Category::coll},
+  const std::vector<PairKey> expected = {{0, Category::internal},   {1, Category::external}, {1, Category::coll},
+                                         {1, Category::osc_recv},   {5, Category::external}, {5, Category::coll},
                                          {4095, Category::osc_sent}};
   std::vector<PairKey> actual;
   for (const Record& r : engine.snapshot()) actual.emplace_back(r.peer, r.category);
@@ -464,7 +465,8 @@ TEST(EngineSnapshot, ThreePhaseDifferencesSumToTheFinalTotals) {
   }
   const Snapshot d[3] = {snapshot_difference(phase_end[0], start), snapshot_difference(phase_end[1], phase_end[0]),
                          snapshot_difference(phase_end[2], phase_end[1])};
-  for (int phase = 0; phase < 3; ++phase) EXPECT_TRUE(snapshot_is(d[phase], phase_expected[phase])) << "phase " << phase;
+  for (int phase = 0; phase < 3; ++phase)
+    EXPECT_TRUE(snapshot_is(d[phase], phase_expected[phase])) << "phase " << phase;
 
   Expected summed;
   for (const Snapshot& difference : d)
@@ -504,7 +506,7 @@ TEST(EngineSnapshot, DifferenceKeepsPairsFirstUsedInThePhaseWhole) {
   Engine engine;
   engine.record(10, Category::external, 1);
   const Snapshot first = engine.snapshot();
-  engine.record(0, Category::osc_sent, 8);   // sorts before the existing pair
+  engine.record(0, Category::osc_sent, 8);    // sorts before the existing pair
   engine.record(20, Category::osc_recv, 16);  // sorts after it
   const Snapshot d = snapshot_difference(engine.snapshot(), first);
   Expected expected;

@@ -29,7 +29,9 @@ Snapshot sample_records() {
 }
 
 // A version-2 file of 4 ranks where rank 2 has the sample records.
-std::string valid_file() { return assemble_job_file(sample_header(), {"", "", format_job_records(2, sample_records()), ""}); }
+std::string valid_file() {
+  return assemble_job_file(sample_header(), {"", "", format_job_records(2, sample_records()), ""});
+}
 
 // Header and record lines alone (what version 1 files hold), as version 1.
 std::string version1(std::string text) {
@@ -57,9 +59,11 @@ TEST(JobFormat, HeaderAndRecordsAreWrittenAsDocumented) {
   EXPECT_EQ(format_job_header(sample_header()), header);
   EXPECT_EQ(format_job_records(2, sample_records()), rank2);
   // Each block ends with its size and CRC-32C; the last line gives the size before it.
-  const std::string block0 = header + "checksum 0 " + std::to_string(header.size()) + " " + to_hex(crc32c(header), 8) + "\n";
+  const std::string block0 =
+      header + "checksum 0 " + std::to_string(header.size()) + " " + to_hex(crc32c(header), 8) + "\n";
   const std::string block1 = "checksum 1 0 00000000\n";
-  const std::string block2 = rank2 + "checksum 2 " + std::to_string(rank2.size()) + " " + to_hex(crc32c(rank2), 8) + "\n";
+  const std::string block2 =
+      rank2 + "checksum 2 " + std::to_string(rank2.size()) + " " + to_hex(crc32c(rank2), 8) + "\n";
   const std::string block3 = "checksum 3 0 00000000\n";
   const std::string blocks = block0 + block1 + block2 + block3;
   EXPECT_EQ(valid_file(), blocks + "eof " + std::to_string(blocks.size()) + "\n");
@@ -108,8 +112,9 @@ TEST(JobFormat, EveryCategoryNameParses) {
 }
 
 TEST(JobFormat, UnknownCategoryNamesTheLine) {
-  expect_error(header_v1() + "0 1 external 1 8 4:1\n0 1 bogus 1 8 4:1\n",
-               "job.txt:10: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'bogus'");
+  expect_error(
+      header_v1() + "0 1 external 1 8 4:1\n0 1 bogus 1 8 4:1\n",
+      "job.txt:10: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'bogus'");
 }
 
 TEST(JobFormat, RankOutsideTheWorldIsRejected) {
@@ -122,18 +127,15 @@ TEST(JobFormat, HistogramMustSumToTheMessageCount) {
 }
 
 TEST(JobFormat, HistogramBucketOutOfRange) {
-  expect_error(header_v1() + "0 1 external 1 8 66:1\n",
-               "job.txt:9: expected a histogram bucket in [0, 65]");
+  expect_error(header_v1() + "0 1 external 1 8 66:1\n", "job.txt:9: expected a histogram bucket in [0, 65]");
 }
 
 TEST(JobFormat, NonNumericCountNamesTheField) {
-  expect_error(header_v1() + "0 1 external many 8 4:1\n",
-               "job.txt:9: expected a message count, found 'many'");
+  expect_error(header_v1() + "0 1 external many 8 4:1\n", "job.txt:9: expected a message count, found 'many'");
 }
 
 TEST(JobFormat, ExtraFieldIsRejected) {
-  expect_error(header_v1() + "0 1 external 1 8 4:1 extra\n",
-               "job.txt:9: expected end of line, found 'extra'");
+  expect_error(header_v1() + "0 1 external 1 8 4:1 extra\n", "job.txt:9: expected end of line, found 'extra'");
 }
 
 TEST(JobFormat, OtherVersionIsRejected) {
@@ -198,7 +200,8 @@ TEST(JobFormat, CutAfterABlockSaysIncompleteOrCorrupted) {
   const size_t eof = full.rfind("eof ");
   expect_error(full.substr(0, eof),
                "job.txt: incomplete or corrupted job file: expected an 'eof' line, found the end of the file after " +
-                   std::to_string(eof) + " bytes and the checksums of 4 ranks (cut short: a full disk, or a rank died "
+                   std::to_string(eof) +
+                   " bytes and the checksums of 4 ranks (cut short: a full disk, or a rank died "
                    "while writing?)");
 }
 
@@ -209,7 +212,8 @@ TEST(JobFormat, AnAlteredByteFailsItsBlocksChecksum) {
   try {
     parse_job_file(text, "job.txt");
   } catch (const FormatError& e) {
-    EXPECT_NE(std::string(e.what()).find("for the block of rank 2 (incomplete or corrupted job file)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("for the block of rank 2 (incomplete or corrupted job file)"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -233,7 +237,8 @@ TEST(JobFormat, WrongEofSizeIsRejected) {
   std::string text = valid_file();
   const size_t at = text.rfind("eof ");
   text = text.substr(0, at) + "eof 12\n";
-  expect_error(text, "job.txt:15: expected 'eof " + std::to_string(at) + "' (incomplete or corrupted job file), found 'eof 12'");
+  expect_error(
+      text, "job.txt:15: expected 'eof " + std::to_string(at) + "' (incomplete or corrupted job file), found 'eof 12'");
 }
 
 TEST(JobFormat, NothingMayFollowTheEofLine) {
@@ -244,8 +249,9 @@ TEST(JobFormat, NothingMayFollowTheEofLine) {
 TEST(JobFormat, OneCommunicatorIdentityHasOneMemberList) {
   const std::string same = "communicator 4-00000000000000aa comm 0,1\n";
   EXPECT_EQ(parse_job_file(assemble_job_file(sample_header(), {same, same, "", ""}), "job.txt").annotations.size(), 2u);
-  expect_error(assemble_job_file(sample_header(), {same, "communicator 4-00000000000000aa comm 2,3\n", "", ""}),
-               "job.txt:11: expected one member list per communicator identity, found a second one for 4-00000000000000aa");
+  expect_error(
+      assemble_job_file(sample_header(), {same, "communicator 4-00000000000000aa comm 2,3\n", "", ""}),
+      "job.txt:11: expected one member list per communicator identity, found a second one for 4-00000000000000aa");
 }
 
 TEST(JobFormat, UnknownAnnotationsInsideABlockAreCoveredAndKept) {

@@ -108,7 +108,9 @@ TEST(SeriesFormat, AnnotationLinesAreWrittenByPositionWhenTheyChange) {
   next[0] = "collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16";
   next.push_back("window_sync 0 window%201 fence 3 0.000100000");
   const std::string p = payload(encoder, {}, next);
-  EXPECT_EQ(p, "annotations 3 2\n0 collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16\n2 window_sync 0 window%201 fence 3 0.000100000\n");
+  EXPECT_EQ(
+      p,
+      "annotations 3 2\n0 collectives 0 MPI_COMM_WORLD 0 0 0 0 2 16\n2 window_sync 0 window%201 fence 3 0.000100000\n");
   encoder.commit();
   EXPECT_EQ(payload(encoder, {}, next), "");  // unchanged: nothing
 
@@ -131,8 +133,9 @@ TEST(SeriesFormat, MalformedPayloadsNameTheLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("1 external 2 20 5:2\n9 external 1 1 1:1\n"), "f:12: line 2: expected a peer rank in [0, 8)");
   EXPECT_EQ(error_of("1 external 2 20 5:1\n"),
             "f:12: line 1: expected histogram counts summing to the message count 2, found 1");
-  EXPECT_EQ(error_of("1 extern 2 20 5:2\n"),
-            "f:12: line 1: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'extern'");
+  EXPECT_EQ(
+      error_of("1 extern 2 20 5:2\n"),
+      "f:12: line 1: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'extern'");
   EXPECT_EQ(error_of("1 external 1 8 4:1\n1 external 1 8 4:1\n"),
             "f:12: line 2: expected records in increasing (peer, category) order, each once");
   EXPECT_EQ(error_of("1 external 0 0\n"), "f:12: line 1: expected a record with a non-zero count");
@@ -147,7 +150,8 @@ TEST(SeriesFormat, MalformedPayloadsNameTheLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("annotations 2 2\n0 a\n"), "f:12: expected 1 more annotation lines, found the end of the payload");
   EXPECT_EQ(error_of("annotations 2 1\n0 a\n1 b\n"),
             "f:12: line 3: expected end of the payload after the announced annotation lines");
-  EXPECT_EQ(error_of("0 external 1 8 4:1\n", true), "f:12: line 1: expected 'end <reason>' as a final frame's first line");
+  EXPECT_EQ(error_of("0 external 1 8 4:1\n", true),
+            "f:12: line 1: expected 'end <reason>' as a final frame's first line");
   EXPECT_EQ(error_of("end signal 99\n", true), "f:12: line 1: expected a signal number in [1, 64]");
   EXPECT_EQ(error_of("", true), "f:12: expected 'end <reason>' in a final frame");
 }

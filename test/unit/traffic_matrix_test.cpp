@@ -58,7 +58,7 @@ TEST(Selection, AllIsEveryByteOnceAndLeavesTheLogicalCollectivesOut) {
   EXPECT_TRUE(all.includes(Category::internal));
   EXPECT_TRUE(all.includes(Category::osc_sent));
   EXPECT_TRUE(all.includes(Category::osc_recv));
-  EXPECT_FALSE(all.includes(Category::coll));  // its messages are already in internal
+  EXPECT_FALSE(all.includes(Category::coll));       // its messages are already in internal
   EXPECT_TRUE(all.includes(Category::io_shuffle));  // taken out of external: counted once
   // A reduce seen by both layers counts once in all.
   TrafficMatrix m;
@@ -173,11 +173,13 @@ TEST(MatrixFormats, DenseFormatsStopAtTheirDocumentedSizes) {
   const std::string text = error_of([&] { format_text_matrix(m, kExternal, Metric::bytes); });
   EXPECT_EQ(text.rfind("100000 ranks: the terminal table stops at 128 ranks", 0), 0u) << text;
   EXPECT_NE(text.find("--format sparse"), std::string::npos) << text;
-  EXPECT_NE(error_of([&] { format_matrix(m, kExternal, Metric::bytes, FileFormat::csv, false); })
-                .find("--format csv stops at 4096 ranks"),
+  EXPECT_NE(error_of([&] {
+              format_matrix(m, kExternal, Metric::bytes, FileFormat::csv, false);
+            }).find("--format csv stops at 4096 ranks"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { format_matrix(m, kExternal, Metric::bytes, FileFormat::mat, true); })
-                .find("--format mat stops at 4096 ranks"),
+  EXPECT_NE(error_of([&] {
+              format_matrix(m, kExternal, Metric::bytes, FileFormat::mat, true);
+            }).find("--format mat stops at 4096 ranks"),
             std::string::npos);
   // Sparse formats are O(non-zeros) at any size, up to the highest MPI rank.
   EXPECT_EQ(format_matrix(m, kExternal, Metric::bytes, FileFormat::sparse_csv, false),

@@ -136,8 +136,10 @@ std::vector<fs::path> expand_prefix(const std::string& argument) {
   const std::string prefix = path.filename().string();
   std::vector<Found> exact, phases;
   for (Found& f : dump_files_in(folder)) {
-    if (f.name.prefix == prefix) exact.push_back(std::move(f));
-    else if (f.name.phase >= 0 && f.name.base == prefix) phases.push_back(std::move(f));
+    if (f.name.prefix == prefix)
+      exact.push_back(std::move(f));
+    else if (f.name.phase >= 0 && f.name.base == prefix)
+      phases.push_back(std::move(f));
   }
   std::vector<Found>& chosen = exact.empty() ? phases : exact;
   if (chosen.empty())
@@ -195,7 +197,8 @@ namespace {
 // traffic at all (0 messages, 0 bytes), nothing to add.
 bool check_counts(const std::string& file, size_t line, uint64_t messages, uint64_t bytes) {
   if (messages >= kCountLimit || bytes >= kCountLimit) fail_at(file, line, "counts below 2^60 (1 EiB)");
-  if (messages == 0 && bytes > 0) fail_at(file, line, "a message count above 0 for " + std::to_string(bytes) + " bytes");
+  if (messages == 0 && bytes > 0)
+    fail_at(file, line, "a message count above 0 for " + std::to_string(bytes) + " bytes");
   return messages > 0;
 }
 
@@ -242,8 +245,8 @@ double seconds_field(const std::string& f, const std::string& file, size_t line)
 int64_t read_annotation(Dumps& dumps, JobAnnotation&& a, const std::string& file, bool keep) {
   auto expect_fields = [&](size_t n) {
     if (a.fields.size() != n)
-      fail_at(file, a.line, std::to_string(n) + " fields after '" + a.keyword + "', found " +
-                                std::to_string(a.fields.size()));
+      fail_at(file, a.line,
+              std::to_string(n) + " fields after '" + a.keyword + "', found " + std::to_string(a.fields.size()));
   };
   if (a.keyword == "collectives") {
     expect_fields(8);
@@ -339,12 +342,18 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
 
 Category category_of(char kind) {
   switch (kind) {
-    case 'I': return Category::internal;
-    case 'S': return Category::osc_sent;
-    case 'R': return Category::osc_recv;
-    case 'C': return Category::coll;
-    case 'F': return Category::io_shuffle;
-    default: return Category::external;
+    case 'I':
+      return Category::internal;
+    case 'S':
+      return Category::osc_sent;
+    case 'R':
+      return Category::osc_recv;
+    case 'C':
+      return Category::coll;
+    case 'F':
+      return Category::io_shuffle;
+    default:
+      return Category::external;
   }
 }
 
@@ -359,7 +368,8 @@ ProfFile parse_input(std::string_view text, const std::string& file) {
 
 void read_prof(Dumps& dumps, const ProfFile& parsed, const std::string& file, bool keep_annotations) {
   for (const ProfLine& l : parsed.lines)
-    if (check_counts(file, l.line, l.messages, l.bytes)) dumps.matrix.add(category_of(l.kind), l.me, l.peer, {l.messages, l.bytes});
+    if (check_counts(file, l.line, l.messages, l.bytes))
+      dumps.matrix.add(category_of(l.kind), l.me, l.peer, {l.messages, l.bytes});
   for (const ProfCommunicator& c : parsed.communicators) {
     CollectiveRow row;
     row.rank = c.me;

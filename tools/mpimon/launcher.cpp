@@ -34,7 +34,8 @@ std::vector<std::string> merge_selections(std::vector<std::string> arguments,
                                           const std::vector<std::string>& frameworks) {
   for (size_t i = 0; i + 1 < arguments.size(); ++i) {
     const std::string& option = arguments[i];
-    if ((option == "--mca" || option == "-mca" || option == "--gmca" || option == "-gmca") && i + 2 < arguments.size()) {
+    if ((option == "--mca" || option == "-mca" || option == "--gmca" || option == "-gmca") &&
+        i + 2 < arguments.size()) {
       for (const std::string& f : frameworks)
         if (arguments[i + 1] == f) arguments[i + 2] = merged_selection(arguments[i + 2]);
       i += 2;

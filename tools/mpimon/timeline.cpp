@@ -6,8 +6,8 @@
 #include <map>
 #include <tuple>
 
-#include "heatmap.h"  // short_number, escape_markup
 #include "formats/prof_format.h"  // FormatError
+#include "heatmap.h"              // short_number, escape_markup
 
 namespace mpimon::tools {
 
@@ -100,8 +100,8 @@ Timeline build_timeline(const std::string& folder, const series::TimeRange& rang
 Timeline build_timeline(const series::SeriesReading& read, const series::TimeRange& range, size_t top_pairs) {
   Timeline t;
   std::map<uint64_t, IntervalSums> sums;
-  std::map<PairKey, uint64_t> pair_bytes;        // O(non-zeros)
-  std::map<int32_t, Mix> previous_mix;           // per sender: its last interval with traffic
+  std::map<PairKey, uint64_t> pair_bytes;              // O(non-zeros)
+  std::map<int32_t, Mix> previous_mix;                 // per sender: its last interval with traffic
   std::map<int32_t, std::vector<std::string>> blocks;  // per rank: its annotation lines
   t.info = read([&](const series::SeriesFrame& f) {
     const double interval_seconds = f.interval_seconds;
@@ -217,7 +217,8 @@ std::vector<double> into_columns(const std::vector<double>& values, size_t per_c
   std::vector<double> out;
   for (size_t i = 0; i < values.size(); i += per_column) {
     double v = take_max ? -1 : 0;
-    for (size_t j = i; j < std::min(values.size(), i + per_column); ++j) v = take_max ? std::max(v, values[j]) : v + values[j];
+    for (size_t j = i; j < std::min(values.size(), i + per_column); ++j)
+      v = take_max ? std::max(v, values[j]) : v + values[j];
     out.push_back(v);
   }
   return out;
@@ -239,9 +240,11 @@ std::string format_terminal_timeline(const Timeline& t, TimelineMetric metric, i
   if (n == 0) return out + "no snapshot in the selected time range\n";
   const size_t per_column = (n + static_cast<size_t>(columns) - 1) / static_cast<size_t>(columns);
   if (per_column > 1) out += "(" + std::to_string(per_column) + " intervals per column)\n";
-  const std::string from = seconds_text(t.start_of(t.first)), to = seconds_text(static_cast<double>(t.last) * t.interval_seconds);
+  const std::string from = seconds_text(t.start_of(t.first)),
+                    to = seconds_text(static_cast<double>(t.last) * t.interval_seconds);
   const size_t width = (n + per_column - 1) / per_column;
-  out += label("") + from + std::string(width > from.size() + to.size() ? width - from.size() - to.size() : 1, ' ') + to + "\n";
+  out += label("") + from + std::string(width > from.size() + to.size() ? width - from.size() - to.size() : 1, ' ') +
+         to + "\n";
   for (int c = 0; c < kCategoryCount; ++c) {
     std::vector<double> values(n);
     double total = 0;
@@ -296,8 +299,7 @@ std::string format_terminal_timeline(const Timeline& t, TimelineMetric metric, i
 // SVG
 
 std::string format_svg_timeline(const Timeline& t, TimelineMetric metric, const std::string& title) {
-  static const char* const colours[kCategoryCount] = {"#3b528b", "#21918c", "#5ec962", "#fde725", "#440154",
-                                                     "#b5de2b"};
+  static const char* const colours[kCategoryCount] = {"#3b528b", "#21918c", "#5ec962", "#fde725", "#440154", "#b5de2b"};
   const bool bytes = metric == TimelineMetric::bytes;
   const int width = 760, height = 300, left = 70, right = 150, top = 30, bottom = 40;
   const int plot_w = width - left - right, plot_h = height - top - bottom;
@@ -322,11 +324,14 @@ std::string format_svg_timeline(const Timeline& t, TimelineMetric metric, const 
   s += text;
   std::snprintf(text, sizeof text, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", left - 4, top + plot_h);
   s += text;
-  std::snprintf(text, sizeof text, "<text x=\"%d\" y=\"%d\">%.1f s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.1f s</text>\n",
+  std::snprintf(text, sizeof text,
+                "<text x=\"%d\" y=\"%d\">%.1f s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.1f s</text>\n",
                 left, height - bottom + 16, t0, left + plot_w, height - bottom + 16, t1);
   s += text;
-  std::snprintf(text, sizeof text, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">seconds since the start; %s per interval of %.3g s</text>\n",
-                left + plot_w / 2, height - 8, bytes ? "bytes" : "messages", t.interval_seconds);
+  std::snprintf(
+      text, sizeof text,
+      "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">seconds since the start; %s per interval of %.3g s</text>\n",
+      left + plot_w / 2, height - 8, bytes ? "bytes" : "messages", t.interval_seconds);
   s += text;
   int legend_y = top + 10;
   for (int c = 0; c < kCategoryCount; ++c) {

@@ -24,8 +24,8 @@ int source(const char* name, const char* description) {
   return index;
 }
 
-void type(const char* name, const char* description, int bind, int source_index,
-          const mpimon_event_element* elements, int count, size_t extent, const char* const* info) {
+void type(const char* name, const char* description, int bind, int source_index, const mpimon_event_element* elements,
+          int count, size_t extent, const char* const* info) {
   mpimon_event_type_desc desc{};
   desc.name = name;
   desc.description = description;
@@ -54,10 +54,12 @@ void register_all() {
       {"request", MPI_UINT64_T, offsetof(mpimon_pml_event, request)},
   };
   const int n_pml = sizeof pml_elements / sizeof pml_elements[0];
-  type(MPIMON_EVENT_PML_SEND_POSTED, "a send was posted (MPI_Send, MPI_Isend, a persistent send started, or a send inside a collective)",
+  type(MPIMON_EVENT_PML_SEND_POSTED,
+       "a send was posted (MPI_Send, MPI_Isend, a persistent send started, or a send inside a collective)",
        MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
-  type(MPIMON_EVENT_PML_RECV_POSTED, "a receive was posted (peer -1 and peer_comm_rank MPI_ANY_SOURCE for wildcard receives)",
-       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+  type(MPIMON_EVENT_PML_RECV_POSTED,
+       "a receive was posted (peer -1 and peer_comm_rank MPI_ANY_SOURCE for wildcard receives)", MPI_T_BIND_MPI_COMM,
+       pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
   type(MPIMON_EVENT_PML_SEND_COMPLETED, "a send completed (its buffer may be reused)", MPI_T_BIND_MPI_COMM, pml,
        pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
   type(MPIMON_EVENT_PML_RECV_COMPLETED, "a receive completed: actual source, tag and received bytes",
@@ -135,8 +137,8 @@ void register_all() {
       {"seconds", MPI_DOUBLE, offsetof(mpimon_io_access_event, seconds)},
   };
   type(MPIMON_EVENT_IO_ACCESS, "an MPI-IO data access returned (read or write, any positioning and coordination)",
-       MPI_T_BIND_MPI_FILE, io, io_elements, sizeof io_elements / sizeof io_elements[0],
-       sizeof(mpimon_io_access_event), io_info);
+       MPI_T_BIND_MPI_FILE, io, io_elements, sizeof io_elements / sizeof io_elements[0], sizeof(mpimon_io_access_event),
+       io_info);
   static const mpimon_event_element fs_elements[] = {
       {"file_id", MPI_INT, offsetof(mpimon_io_fs_event, file_id)},
       {"direction", MPI_INT, offsetof(mpimon_io_fs_event, direction)},

@@ -12,9 +12,9 @@
 #include <cstring>
 #include <mutex>
 
+#include <ompi/runtime/mpiruntime.h>
 #include <ompi_config.h>
 #include <opal/class/opal_pointer_array.h>
-#include <ompi/runtime/mpiruntime.h>
 
 #include "events_internal.h"
 

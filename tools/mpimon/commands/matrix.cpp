@@ -2,9 +2,9 @@
 #include <iostream>
 #include <memory>
 
-#include "files/atomic_file.h"
 #include "commands/options.h"
 #include "commands/subcommand.h"
+#include "files/atomic_file.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {
@@ -14,7 +14,7 @@ namespace {
 struct MatrixOptions {
   std::vector<std::string> inputs;
   std::string category;  // "" = every category present (text) or all (other formats)
-  std::string metric;  // "": messages (traffic), seconds (--pattern)
+  std::string metric;    // "": messages (traffic), seconds (--pattern)
   std::string format = "text";
   std::string output;  // file prefix: every category and metric
   bool symmetric = false;
@@ -54,7 +54,8 @@ int write_every_matrix(const MatrixOptions& o, const TrafficMatrix& matrix) {
     for (Metric metric : {Metric::bytes, Metric::messages, Metric::average}) {
       const std::string path =
           o.output + "_" + metric_name(metric) + "_" + selection.name() + "." + file_extension(format);
-      if (std::string error = write_file_atomically(path, format_matrix(matrix, selection, metric, format, o.symmetric));
+      if (std::string error =
+              write_file_atomically(path, format_matrix(matrix, selection, metric, format, o.symmetric));
           !error.empty()) {
         std::cerr << "mpimon matrix: " << error << '\n';
         return 1;
@@ -92,13 +93,12 @@ int run_matrix(MatrixOptions o) {
   for (const Selection& s : shown) {
     if (!matrix.has(s)) continue;
     const bool gets = s.name() == category_name(Category::osc_recv);  // data from the target to the origin
-    out += "# " + s.title() + ", " + o.metric + (o.symmetric ? " (symmetric average)" : "") +
-           (gets ? " (row: the target read from, column: the origin that read)\n"
-                 : " (row: sender, column: receiver)\n") +
-           format_text_matrix(matrix, s, metric, o.symmetric) + '\n';
+    out +=
+        "# " + s.title() + ", " + o.metric + (o.symmetric ? " (symmetric average)" : "") +
+        (gets ? " (row: the target read from, column: the origin that read)\n" : " (row: sender, column: receiver)\n") +
+        format_text_matrix(matrix, s, metric, o.symmetric) + '\n';
   }
-  if (out.empty())
-    out = "no traffic recorded" + (o.category.empty() ? "" : " in category '" + o.category + "'") + '\n';
+  if (out.empty()) out = "no traffic recorded" + (o.category.empty() ? "" : " in category '" + o.category + "'") + '\n';
   std::cout << out;
   return 0;
 }
@@ -118,10 +118,11 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
                    "all phases summed, as aggregate_profile takes it). Several inputs are summed.")
       ->required();
   matrix
-      ->add_option("--category", o->category,
-                   "external, internal, coll, osc_sent, osc_recv, io_shuffle (the MPI-IO collective-buffering shuffle), "
-                   "osc (S + R), communication (E + I + S + R) or all (E + I + S + R + F: every byte once; coll is the "
-                   "logical view of I); default: each category in turn (text), all (other formats)")
+      ->add_option(
+          "--category", o->category,
+          "external, internal, coll, osc_sent, osc_recv, io_shuffle (the MPI-IO collective-buffering shuffle), "
+          "osc (S + R), communication (E + I + S + R) or all (E + I + S + R + F: every byte once; coll is the "
+          "logical view of I); default: each category in turn (text), all (other formats)")
       ->check(CLI::IsMember(Selection::names()));
   matrix
       ->add_option("--metric", o->metric,

@@ -8,13 +8,13 @@
 #include <numeric>
 #include <sstream>
 
-#include "files/atomic_file.h"
-#include "exact.h"
-#include "hostfile.h"
 #include "commands/options.h"
+#include "commands/subcommand.h"
+#include "exact.h"
+#include "files/atomic_file.h"
+#include "hostfile.h"
 #include "placement.h"
 #include "scotch_mapping.h"
-#include "commands/subcommand.h"
 #include "topology.h"
 
 namespace mpimon::tools {
@@ -37,8 +37,7 @@ struct PlaceOptions {
 // The job's traffic of the chosen category, symmetric, sparse.
 pl::Affinity affinity_of(const TrafficMatrix& matrix, const Selection& selection) {
   std::vector<pl::Traffic> traffic;
-  for (const Cell& c : matrix.cells(selection))
-    traffic.push_back({c.from, c.to, static_cast<double>(c.traffic.bytes)});
+  for (const Cell& c : matrix.cells(selection)) traffic.push_back({c.from, c.to, static_cast<double>(c.traffic.bytes)});
   return pl::Affinity(matrix.ranks(), std::move(traffic));
 }
 

@@ -9,9 +9,9 @@ namespace {
 
 // Page order.
 constexpr ReportSection kSections[] = {
-    totals_section,        heatmaps_section,           top_talkers_section,
-    message_sizes_section, collective_classes_section, rma_synchronisation_section,
-    rma_wait_states_section, nbc_overlap_section, io_section,
+    totals_section,          heatmaps_section,           top_talkers_section,
+    message_sizes_section,   collective_classes_section, rma_synchronisation_section,
+    rma_wait_states_section, nbc_overlap_section,        io_section,
     timeline_section,
 };
 
@@ -31,9 +31,10 @@ std::string format_html_report(Dumps dumps, const DumpLoader& load) {
   ReportInput input;
   static_cast<Dumps&>(input) = std::move(dumps);
   input.load = load;
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mpimon report</title>\n"
-                    "<meta name=\"viewport\" content=\"width=device-width\">\n<style>" +
-                    std::string(kStyle) + "</style>\n</head><body>\n<h1>mpimon report</h1>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mpimon report</title>\n"
+      "<meta name=\"viewport\" content=\"width=device-width\">\n<style>" +
+      std::string(kStyle) + "</style>\n</head><body>\n<h1>mpimon report</h1>\n";
   out += "<p>" + std::to_string(input.matrix.ranks()) + " ranks, " + std::to_string(input.matrix.non_zeros()) +
          " non-zero records";
   if (input.have_header)

@@ -21,11 +21,11 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "runtime/component_version.h"
-#include "runtime/mca_values_ompi.h"
-#include "runtime/mca_values.h"
 #include "live/file_pvars.h"
 #include "live/pvars.h"
+#include "runtime/component_version.h"
+#include "runtime/mca_values.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -40,8 +40,8 @@ int component_finalize();
 
 extern "C" {
 __attribute__((visibility("default"))) mca_pml_base_component_2_0_0_t mca_pml_monitoring_component = {
-    .pmlm_version = MPIMON_COMPONENT_VERSION(MCA_PML_BASE_VERSION_2_0_0, component_open, component_close,
-                                             component_register),
+    .pmlm_version =
+        MPIMON_COMPONENT_VERSION(MCA_PML_BASE_VERSION_2_0_0, component_open, component_close, component_register),
     .pmlm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .pmlm_init = component_init,
     .pmlm_finalize = component_finalize,
@@ -78,17 +78,18 @@ bool running_library_compatible() {
   MPI_Get_library_version(text, &length);
   const auto running = mpimon::parse_library_version(text);
   const mpimon::OmpiVersion built{MPIMON_BUILT_OMPI_MAJOR, MPIMON_BUILT_OMPI_MINOR, MPIMON_BUILT_OMPI_RELEASE};
-  const std::string built_text = std::to_string(built.major) + "." + std::to_string(built.minor) + "." +
-                                 std::to_string(built.release);
+  const std::string built_text =
+      std::to_string(built.major) + "." + std::to_string(built.minor) + "." + std::to_string(built.release);
   if (!running) {
-    warn_once_per_job("cannot tell the running Open MPI's version ('" + std::string(text) +
-                      "'); built for " + built_text + "; monitoring disabled");
+    warn_once_per_job("cannot tell the running Open MPI's version ('" + std::string(text) + "'); built for " +
+                      built_text + "; monitoring disabled");
     return false;
   }
-  const std::string running_text = std::to_string(running->major) + "." + std::to_string(running->minor) +
-                                   "." + std::to_string(running->release);
+  const std::string running_text =
+      std::to_string(running->major) + "." + std::to_string(running->minor) + "." + std::to_string(running->release);
   switch (mpimon::compare_versions(built, *running)) {
-    case mpimon::VersionVerdict::same: return true;
+    case mpimon::VersionVerdict::same:
+      return true;
     case mpimon::VersionVerdict::other_release:
       warn_once_per_job("built for Open MPI " + built_text + ", running " + running_text +
                         " (same major.minor: monitoring stays on)");
@@ -108,15 +109,23 @@ const mpimon::IntParameter kEnable{
     "application's",
     "0 off, 1 all point-to-point traffic together, 2 or more internal traffic kept apart", 0};
 const mpimon::IntParameter kEnableOutput{
-    "enable_output", "pml_monitoring_enable_output",
+    "enable_output",
+    "pml_monitoring_enable_output",
     "End-of-job dump in Open MPI's .prof text (mpimon): 0 none (default); 1 stdout; 2 stderr; 3 or more: "
     "file <pml_monitoring_filename>.<world rank>.prof",
-    "0 none, 1 stdout, 2 stderr, 3 or more file", 0, INT_MAX, OPAL_INFO_LVL_9};
+    "0 none, 1 stdout, 2 stderr, 3 or more file",
+    0,
+    INT_MAX,
+    OPAL_INFO_LVL_9};
 const mpimon::IntParameter kVerbose{
-    "verbose", "pml_monitoring_verbose",
+    "verbose",
+    "pml_monitoring_verbose",
     "Report the start-up check of the deployment and the size and writing time of the end-of-job dumps on stderr "
     "(mpimon): 0 (default) off, 1 or more on",
-    "0 off, 1 or more on", 0, INT_MAX, OPAL_INFO_LVL_9};
+    "0 off, 1 or more on",
+    0,
+    INT_MAX,
+    OPAL_INFO_LVL_9};
 
 int component_register() {
   filename_text = nullptr;
@@ -135,15 +144,13 @@ int component_register() {
   settings.verbose = mpimon::register_int_parameter(version, kVerbose, verbose_level, warning) > 0;
   if (!warning.empty()) warn_once_per_job(warning);
   mca_base_component_var_register(
-      version, "filename",
-      "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof", MCA_BASE_VAR_TYPE_STRING,
-      nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
+      version, "filename", "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof",
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
   mca_base_component_var_register(
       version, "job_file",
       "The one machine-readable file of the whole job, written at MPI_Finalize whenever monitoring is on "
       "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-      &job_file_text);
+      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &job_file_text);
   mca_base_component_var_register(
       version, "snapshot_interval",
       "Time series (mpimon): every this many seconds (fractions allowed, e.g. 0.5), each process appends what "
@@ -210,8 +217,7 @@ int component_finalize() {
   interposed = true;
   const char* selected = mca_pml_base_selected_component.pmlm_version.mca_component_name;
   if (mca_pml.pml_isend == nullptr || std::strcmp(selected, "monitoring") == 0) {
-    mpimon::warn("no point-to-point layer to monitor (selected pml: '" + std::string(selected) +
-                 "'); monitoring off");
+    mpimon::warn("no point-to-point layer to monitor (selected pml: '" + std::string(selected) + "'); monitoring off");
     return OMPI_SUCCESS;
   }
   keep_component_open();

@@ -14,9 +14,9 @@
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
 
-#include "engine/engine.h"
 #include "analyses/mpi_io/file_registry.h"
 #include "analyses/nbc_overlap.h"
+#include "engine/engine.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 
@@ -31,7 +31,7 @@ struct State {
   const ompi_communicator_t* world = nullptr;  // MPI_COMM_WORLD
   LocalJob job;
   uint32_t internal_category = 0;  // Category::internal when split, else external
-  bool ob1 = false;               // requests share mca_pml_base_request_t's layout
+  bool ob1 = false;                // requests share mca_pml_base_request_t's layout
   mca_pml_base_module_t original{};
   Engine* engine = nullptr;
   ompi_request_start_fn_t original_request_start = nullptr;
@@ -61,13 +61,16 @@ void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes
 // tail-calls its slow twin.
 inline const CounterTable::Slot* fast_slot(const ompi_communicator_t* comm, int dst, int tag) {
   int32_t peer = dst;  // on MPI_COMM_WORLD itself the rank is the world rank
-  if (comm != state.world && !find_world_rank(comm, dst, state.job, peer)) [[unlikely]] return nullptr;
+  if (comm != state.world && !find_world_rank(comm, dst, state.job, peer)) [[unlikely]]
+    return nullptr;
   // Engine::key(peer, category_of(tag)), in 32-bit arithmetic.
-  const uint32_t key = ((static_cast<uint32_t>(peer) + 1) << 3) | (static_cast<uint32_t>(tag >> 31) & state.internal_category);
+  const uint32_t key =
+      ((static_cast<uint32_t>(peer) + 1) << 3) | (static_cast<uint32_t>(tag >> 31) & state.internal_category);
   const CounterTable::Slot& slot = state.counters->home_slot(key);
   // A plain read: only single-threaded processes take this path (multi-threaded ones see
   // an always-empty table), so no other thread can be publishing this slot.
-  if (*reinterpret_cast<const uint32_t*>(&slot.key) != key) [[unlikely]] return nullptr;
+  if (*reinterpret_cast<const uint32_t*>(&slot.key) != key) [[unlikely]]
+    return nullptr;
   return &slot;
 }
 
@@ -80,57 +83,67 @@ inline void add_message(Counters& c, size_t bytes) {
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
+  if (events_listened()) [[unlikely]]
+    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
 int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
-  if (slot == nullptr) [[unlikely]] return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
+  if (slot == nullptr) [[unlikely]]
+    return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
   add_message(*slot->counters, count * datatype->super.size);
   // Last, where the arguments are live anyway for the tail call: one compare, one branch.
-  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
+  if (events_listened()) [[unlikely]]
+    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
 [[gnu::noinline]] int send_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
+  if (events_listened()) [[unlikely]]
+    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
 int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
-  if (slot == nullptr) [[unlikely]] return send_slow(buf, count, datatype, dst, tag, mode, comm);
+  if (slot == nullptr) [[unlikely]]
+    return send_slow(buf, count, datatype, dst, tag, mode, comm);
   add_message(*slot->counters, count * datatype->super.size);
-  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
+  if (events_listened()) [[unlikely]]
+    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
 int monitored_irecv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
                     ompi_request_t** request) {
-  if (events_listened()) [[unlikely]] return irecv_with_events(buf, count, datatype, src, tag, comm, request);
+  if (events_listened()) [[unlikely]]
+    return irecv_with_events(buf, count, datatype, src, tag, comm, request);
   return state.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
 }
 
 int monitored_recv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
                    ompi_status_public_t* status) {
-  if (events_listened()) [[unlikely]] return recv_with_events(buf, count, datatype, src, tag, comm, status);
+  if (events_listened()) [[unlikely]]
+    return recv_with_events(buf, count, datatype, src, tag, comm, status);
   return state.original.pml_recv(buf, count, datatype, src, tag, comm, status);
 }
 
 int monitored_imrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                      ompi_request_t** request) {
-  if (events_listened()) [[unlikely]] return imrecv_with_events(buf, count, datatype, message, request);
+  if (events_listened()) [[unlikely]]
+    return imrecv_with_events(buf, count, datatype, message, request);
   return state.original.pml_imrecv(buf, count, datatype, message, request);
 }
 
 int monitored_mrecv(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                     ompi_status_public_t* status) {
-  if (events_listened()) [[unlikely]] return mrecv_with_events(buf, count, datatype, message, status);
+  if (events_listened()) [[unlikely]]
+    return mrecv_with_events(buf, count, datatype, message, status);
   return state.original.pml_mrecv(buf, count, datatype, message, status);
 }
 
@@ -156,8 +169,10 @@ int monitored_request_start(size_t count, ompi_request_t** requests);
 
 void started_with_events(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
-    if (is_ob1_send(requests[i])) persistent_send_started(requests[i]);
-    else if (is_ob1_recv(requests[i])) persistent_recv_started(requests[i]);
+    if (is_ob1_send(requests[i]))
+      persistent_send_started(requests[i]);
+    else if (is_ob1_recv(requests[i]))
+      persistent_recv_started(requests[i]);
   }
 }
 
@@ -177,7 +192,8 @@ int monitored_request_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original_request_start(count, requests);
   rewrap(count, requests);
-  if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
+  if (rc == OMPI_SUCCESS && events_listened()) [[unlikely]]
+    started_with_events(count, requests);
   return rc;
 }
 
@@ -221,7 +237,8 @@ int monitored_start(size_t count, ompi_request_t** requests) {
   }
   const int rc = state.original.pml_start(count, requests);
   if (state.ob1) rewrap(count, requests);
-  if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]] started_with_events(count, requests);
+  if (state.ob1 && rc == OMPI_SUCCESS && events_listened()) [[unlikely]]
+    started_with_events(count, requests);
   return rc;
 }
 
@@ -279,7 +296,8 @@ NbcTracker* nbc_tracker = nullptr;
 int attributing_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (tag < 0) nbc_tracker->attribute_send(comm, tag, count * datatype->super.size);
-  if (state.private_communicators != nullptr) return filtered_isend(buf, count, datatype, dst, tag, mode, comm, request);
+  if (state.private_communicators != nullptr)
+    return filtered_isend(buf, count, datatype, dst, tag, mode, comm, request);
   return monitored_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
@@ -321,7 +339,8 @@ int shuffle_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int 
                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (!is_shuffle(comm, tag)) return isend_outside_window(buf, count, datatype, dst, tag, mode, comm, request);
   record_shuffle(comm, dst, count * datatype->super.size);
-  if (events_listened()) [[unlikely]] return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
+  if (events_listened()) [[unlikely]]
+    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
@@ -329,7 +348,8 @@ int shuffle_send(const void* buf, size_t count, ompi_datatype_t* datatype, int d
                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   if (!is_shuffle(comm, tag)) return send_outside_window(buf, count, datatype, dst, tag, mode, comm);
   record_shuffle(comm, dst, count * datatype->super.size);
-  if (events_listened()) [[unlikely]] return send_with_events(buf, count, datatype, dst, tag, mode, comm);
+  if (events_listened()) [[unlikely]]
+    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
@@ -338,7 +358,7 @@ int shuffle_send(const void* buf, size_t count, ompi_datatype_t* datatype, int d
 namespace {
 
 std::atomic<bool> recording{false};
-std::atomic<bool> attributing{false};  // some nonblocking collective is pending
+std::atomic<bool> attributing{false};   // some nonblocking collective is pending
 std::atomic<bool> in_io_window{false};  // some MPI-IO call that may communicate runs
 
 // Our send wrappers while recording (preceded by the attribution while a nonblocking
@@ -353,8 +373,10 @@ void install_send_wrappers() {
   const bool nbc = on && attributing.load(std::memory_order_relaxed);
   const bool io = on && in_io_window.load(std::memory_order_relaxed);
   const bool filter = state.private_communicators != nullptr;
-  const IsendFn isend =
-      !on ? state.original.pml_isend : nbc ? attributing_isend : filter ? filtered_isend : monitored_isend;
+  const IsendFn isend = !on      ? state.original.pml_isend
+                        : nbc    ? attributing_isend
+                        : filter ? filtered_isend
+                                 : monitored_isend;
   const SendFn send = !on ? state.original.pml_send : nbc ? attributing_send : filter ? filtered_send : monitored_send;
   __atomic_store_n(&isend_outside_window, isend, __ATOMIC_RELAXED);
   __atomic_store_n(&send_outside_window, send, __ATOMIC_RELAXED);

@@ -2,9 +2,9 @@
 
 #include <map>
 
+#include "analyses/nbc_overlap.h"
 #include "formats/checksum.h"
 #include "formats/job_format.h"
-#include "analyses/nbc_overlap.h"
 
 namespace mpimon {
 

@@ -6,12 +6,18 @@ namespace mpimon {
 
 const char* category_name(Category category) noexcept {
   switch (category) {
-    case Category::external: return "external";
-    case Category::internal: return "internal";
-    case Category::coll: return "coll";
-    case Category::osc_sent: return "osc_sent";
-    case Category::osc_recv: return "osc_recv";
-    case Category::io_shuffle: return "io_shuffle";
+    case Category::external:
+      return "external";
+    case Category::internal:
+      return "internal";
+    case Category::coll:
+      return "coll";
+    case Category::osc_sent:
+      return "osc_sent";
+    case Category::osc_recv:
+      return "osc_recv";
+    case Category::io_shuffle:
+      return "io_shuffle";
   }
   return "unknown";
 }
@@ -94,8 +100,7 @@ Counters& CounterTable::find_or_insert_slow(uint32_t key) {
     auto bigger = make_table(static_cast<unsigned>(std::countr_zero(capacity)) + 1);
     for (const auto& [k, block] : blocks_) {
       uint32_t i = hash(k, bigger->mask);
-      while (bigger->slots()[i].key.load(std::memory_order_relaxed) != 0)
-        i = (i + 1) & bigger->mask;
+      while (bigger->slots()[i].key.load(std::memory_order_relaxed) != 0) i = (i + 1) & bigger->mask;
       bigger->slots()[i].counters = block.get();
       bigger->slots()[i].key.store(k, std::memory_order_relaxed);
     }
@@ -104,8 +109,7 @@ Counters& CounterTable::find_or_insert_slow(uint32_t key) {
     return *counters;
   }
   uint32_t i = hash(key, table->mask);
-  while (table->slots()[i].key.load(std::memory_order_relaxed) != 0)
-    i = (i + 1) & table->mask;
+  while (table->slots()[i].key.load(std::memory_order_relaxed) != 0) i = (i + 1) & table->mask;
   table->slots()[i].counters = counters;
   table->slots()[i].key.store(key, std::memory_order_release);
   return *counters;
@@ -118,8 +122,8 @@ size_t CounterTable::size() const {
 
 size_t CounterTable::memory_bytes() const {
   std::lock_guard lock(insert_mutex_);
-  size_t total = sizeof(*this) + blocks_.capacity() * sizeof(blocks_[0]) +
-                 blocks_.size() * sizeof(Counters) + tables_.capacity() * sizeof(tables_[0]);
+  size_t total = sizeof(*this) + blocks_.capacity() * sizeof(blocks_[0]) + blocks_.size() * sizeof(Counters) +
+                 tables_.capacity() * sizeof(tables_[0]);
   for (const auto& table : tables_) total += sizeof(Table) + (size_t{table->mask} + 1) * sizeof(Slot);
   return total;
 }

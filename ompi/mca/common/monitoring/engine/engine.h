@@ -99,7 +99,8 @@ class CounterTable {
   // Hot path: a multiplicative hash and, almost always, one probe.
   Counters& find_or_insert(uint32_t key) {
     const Slot& slot = home_slot(key);
-    if (slot.key.load(std::memory_order_acquire) == key) [[likely]] return *slot.counters;
+    if (slot.key.load(std::memory_order_acquire) == key) [[likely]]
+      return *slot.counters;
     return find_or_insert_slow(key);
   }
   // Where `key` sits when there was no collision (the common case: the load factor is at

@@ -30,11 +30,15 @@ std::string escape_name(std::string_view name, bool escape_space) {
 }
 
 std::string unescape_name(std::string_view field) {
-  auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
   std::string out;
   for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '%' && i + 2 < field.size() && hex(field[i + 1]) >= 0 &&
-        hex(field[i + 2]) >= 0) {
+    if (field[i] == '%' && i + 2 < field.size() && hex(field[i + 1]) >= 0 && hex(field[i + 2]) >= 0) {
       const char c = static_cast<char>(hex(field[i + 1]) * 16 + hex(field[i + 2]));
       if (c != '\0') out += c;
       i += 2;
@@ -98,13 +102,10 @@ std::string iso8601_utc(long long seconds) {
 
 std::string format_job_header(const JobHeader& h, int version) {
   return "# mpimon job file (one record per non-zero source, destination, category)\n"
-         "format mpimon-job " + std::to_string(version) + "\n" +
-         "world_size " + std::to_string(h.world_size) + "\n" +
-         "enable_level " + std::to_string(h.enable_level) + "\n" +
-         "open_mpi " + h.open_mpi_version + "\n" +
-         "start " + h.start_time + "\n" +
-         "end " + h.end_time + "\n" +
-         "records\n";
+         "format mpimon-job " +
+         std::to_string(version) + "\n" + "world_size " + std::to_string(h.world_size) + "\n" + "enable_level " +
+         std::to_string(h.enable_level) + "\n" + "open_mpi " + h.open_mpi_version + "\n" + "start " + h.start_time +
+         "\n" + "end " + h.end_time + "\n" + "records\n";
 }
 
 std::string format_job_records(int32_t source, const Snapshot& records) {
@@ -135,8 +136,8 @@ std::string format_job_records(int32_t source, const Snapshot& records) {
 }
 
 void seal_job_block(int32_t rank, std::string& block) {
-  block += "checksum " + std::to_string(rank) + " " + std::to_string(block.size()) + " " + to_hex(crc32c(block), 8) +
-           "\n";
+  block +=
+      "checksum " + std::to_string(rank) + " " + std::to_string(block.size()) + " " + to_hex(crc32c(block), 8) + "\n";
 }
 
 std::string job_end_line(uint64_t bytes_before) { return "eof " + std::to_string(bytes_before) + "\n"; }
@@ -214,11 +215,11 @@ class IntegrityCheck {
       c.fail("the checksum of rank " + std::to_string(next_rank_) + " (" + kCorrupted + "), found rank " +
              std::to_string(rank));
     if (bytes != offset - block_start_)
-      c.fail("a block of " + std::to_string(offset - block_start_) + " bytes for rank " + std::to_string(rank) +
-             " (" + kCorrupted + "), found " + std::to_string(bytes));
+      c.fail("a block of " + std::to_string(offset - block_start_) + " bytes for rank " + std::to_string(rank) + " (" +
+             kCorrupted + "), found " + std::to_string(bytes));
     if (crc != to_hex(block_crc_, 8))
-      c.fail("CRC-32C " + to_hex(block_crc_, 8) + " for the block of rank " + std::to_string(rank) + " (" +
-             kCorrupted + "), found '" + std::string(crc) + "'");
+      c.fail("CRC-32C " + to_hex(block_crc_, 8) + " for the block of rank " + std::to_string(rank) + " (" + kCorrupted +
+             "), found '" + std::string(crc) + "'");
     ++next_rank_;
   }
   void end_line(Cursor& c, uint64_t offset, int world_size) {
@@ -240,8 +241,9 @@ class IntegrityCheck {
   }
   void at_end_of_file(uint64_t size) const {
     if (!ended_)
-      throw FormatError(std::string(source_) + ": " + kCorrupted + ": expected an 'eof' line, found the end of the file after " +
-                        std::to_string(size) + " bytes and the checksums of " + std::to_string(next_rank_) +
+      throw FormatError(std::string(source_) + ": " + kCorrupted +
+                        ": expected an 'eof' line, found the end of the file after " + std::to_string(size) +
+                        " bytes and the checksums of " + std::to_string(next_rank_) +
                         " ranks (cut short: a full disk, or a rank died while writing?)");
   }
   bool ended() const { return ended_; }
@@ -313,7 +315,8 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       } else if (key == "end") {
         file.header.end_time = c.word("an end time");
       } else if (key == "records") {
-        if (version == 0) c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
+        if (version == 0)
+          c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
         if (!have_size) c.fail("a 'world_size' line before 'records'");
         in_records = true;
       } else {
@@ -370,8 +373,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
       if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
       const uint64_t count = c.number<uint64_t>(item.substr(colon + 1), "a histogram count");
       if (count > r.counters.messages - total)  // also keeps the sum from wrapping around
-        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) +
-               ", found more");
+        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found more");
       r.counters.histogram[bucket] += count;
       total += count;
     }

@@ -1,13 +1,13 @@
 #include "formats/prof_format.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <map>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 namespace mpimon {
 
@@ -15,9 +15,8 @@ namespace {
 
 void append_line(std::string& out, std::string_view kind, int me, const Record& r) {
   out += kind;
-  out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' +
-         std::to_string(r.counters.bytes) + " bytes\t" + std::to_string(r.counters.messages) +
-         " msgs sent";
+  out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' + std::to_string(r.counters.bytes) +
+         " bytes\t" + std::to_string(r.counters.messages) + " msgs sent";
 }
 
 void append_histogram(std::string& out, const uint64_t* histogram) {
@@ -64,13 +63,22 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   }
   out += "# OSC\n";
   for (const Record& r : records) {
-    if (r.category == Category::osc_sent) { append_line(out, "S", me, r); out += '\n'; }
-    if (r.category == Category::osc_recv) { append_line(out, "R", me, r); out += '\n'; }
+    if (r.category == Category::osc_sent) {
+      append_line(out, "S", me, r);
+      out += '\n';
+    }
+    if (r.category == Category::osc_recv) {
+      append_line(out, "R", me, r);
+      out += '\n';
+    }
   }
   out += extras.osc;
   out += "# COLLECTIVES\n";
   for (const Record& r : records) {
-    if (r.category == Category::coll) { append_line(out, "C", me, r); out += '\n'; }
+    if (r.category == Category::coll) {
+      append_line(out, "C", me, r);
+      out += '\n';
+    }
   }
   out += extras.collectives;
   bool io = !extras.io.empty();
@@ -159,9 +167,7 @@ std::pair<std::string_view, std::string_view> split_tag(std::string_view line) {
 bool is_record_kind(std::string_view kind) {
   return kind.size() == 1 && std::string_view("EISRC").find(kind[0]) != std::string_view::npos;
 }
-int class_index(std::string_view kind) {
-  return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1;
-}
+int class_index(std::string_view kind) { return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1; }
 
 // "# SYNC\t<me>\t<window>\t<kind>\t<n> calls\t<seconds> s"
 ProfSync parse_sync(LineParser& p, size_t line_no) {
@@ -291,8 +297,10 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
           if (owner == me && !b.classes[k]) mine = &b;
           if (owner < 0) unclaimed = &b;
         }
-        if (mine != nullptr) target = mine;
-        else if (unclaimed != nullptr) target = unclaimed;
+        if (mine != nullptr)
+          target = mine;
+        else if (unclaimed != nullptr)
+          target = unclaimed;
       }
       ProfCommunicator& block = file.communicators[target->index];
       if (target->classes[k]) p.fail("one " + std::string(kind) + " line per D line");

@@ -41,8 +41,7 @@ struct ProfExtras {
 
 // The whole text of one rank's dump. `split_internal` is false at enable level 1 (then
 // no I line is printed, as in Open MPI).
-std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal,
-                        const ProfExtras& extras = {});
+std::string format_prof(int my_world_rank, const Snapshot& records, bool split_internal, const ProfExtras& extras = {});
 
 // One parsed E/I/S/R/C line, or a "# F" line (kind 'F').
 struct ProfLine {

@@ -65,9 +65,7 @@ void append_number(std::string& out, uint64_t value) {
   out.append(text, end);
 }
 
-bool before(const Record& a, const Record& b) {
-  return a.peer != b.peer ? a.peer < b.peer : a.category < b.category;
-}
+bool before(const Record& a, const Record& b) { return a.peer != b.peer ? a.peer < b.peer : a.category < b.category; }
 
 }  // namespace
 
@@ -93,8 +91,8 @@ std::string format_start_payload(const SeriesStart& s) {
 SeriesStart parse_start_payload(std::string_view payload, std::string_view where) {
   SeriesStart s;
   unsigned seen = 0;  // one bit per key
-  static constexpr const char* kKeys[] = {"world_size", "enable_level", "open_mpi", "job_start_us",
-                                          "interval_us", "host", "pid"};
+  static constexpr const char* kKeys[] = {"world_size",  "enable_level", "open_mpi", "job_start_us",
+                                          "interval_us", "host",         "pid"};
   for_each_line(payload, where, [&](LineCursor& c) {
     const std::string_view key = c.word("a key");
     int index = -1;
@@ -108,15 +106,25 @@ SeriesStart parse_start_payload(std::string_view payload, std::string_view where
         s.world_size = c.number<int>("the world size");
         if (s.world_size <= 0) c.fail("a positive world size");
         break;
-      case 1: s.enable_level = c.number<int>("the enable level"); break;
-      case 2: s.open_mpi_version = c.word("an Open MPI version"); break;
-      case 3: s.job_start_us = c.number<int64_t>("the job's start in microseconds"); break;
+      case 1:
+        s.enable_level = c.number<int>("the enable level");
+        break;
+      case 2:
+        s.open_mpi_version = c.word("an Open MPI version");
+        break;
+      case 3:
+        s.job_start_us = c.number<int64_t>("the job's start in microseconds");
+        break;
       case 4:
         s.interval_us = c.number<int64_t>("the interval in microseconds");
         if (s.interval_us <= 0) c.fail("a positive interval");
         break;
-      case 5: s.host = c.word("a host name"); break;
-      case 6: s.pid = c.number<int64_t>("a process id"); break;
+      case 5:
+        s.host = c.word("a host name");
+        break;
+      case 6:
+        s.pid = c.number<int64_t>("a process id");
+        break;
     }
     c.end();
   });
@@ -166,8 +174,7 @@ SnapshotDelta parse_snapshot_payload(std::string_view payload, bool final, int w
       --annotation_lines_left;
       AnnotationChange change;
       change.index = c.number<uint32_t>("an annotation line's index");
-      if (change.index >= delta.annotation_count)
-        c.fail("an index below " + std::to_string(delta.annotation_count));
+      if (change.index >= delta.annotation_count) c.fail("an index below " + std::to_string(delta.annotation_count));
       if (!delta.annotation_changes.empty() && change.index <= delta.annotation_changes.back().index)
         c.fail("indexes in increasing order");
       if (c.rest.empty() || c.rest.front() < 'a' || c.rest.front() > 'z')
@@ -194,7 +201,8 @@ SnapshotDelta parse_snapshot_payload(std::string_view payload, bool final, int w
         const std::string_view item = histogram.substr(0, comma);
         histogram.remove_prefix(comma == histogram.size() ? comma : comma + 1);
         const size_t colon = item.find(':');
-        if (colon == std::string_view::npos) c.fail("<bucket>:<count>, found '" + std::string(item.substr(0, 40)) + "'");
+        if (colon == std::string_view::npos)
+          c.fail("<bucket>:<count>, found '" + std::string(item.substr(0, 40)) + "'");
         const int bucket = c.number<int>(item.substr(0, colon), "a histogram bucket");
         if (bucket <= previous || bucket >= kHistogramBuckets) c.fail("histogram buckets increasing within [0, 65]");
         previous = bucket;
@@ -285,8 +293,8 @@ std::string DeltaEncoder::payload(const TotalsView& now, const std::vector<std::
   inserts_.clear();
   size_t i = 0;
   for (const TotalsEntry& e : now) {
-    while (i < committed_.size() && (committed_[i].peer != e.peer ? committed_[i].peer < e.peer
-                                                                  : committed_[i].category < e.category))
+    while (i < committed_.size() &&
+           (committed_[i].peer != e.peer ? committed_[i].peer < e.peer : committed_[i].category < e.category))
       ++i;
     const bool seen = i < committed_.size() && committed_[i].peer == e.peer && committed_[i].category == e.category;
     if (seen) {

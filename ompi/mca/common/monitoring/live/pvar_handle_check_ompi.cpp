@@ -25,8 +25,8 @@ HandleAlloc core_handle_alloc = nullptr;  // Open MPI's mca_base_pvar_handle_all
 // variables bound to communicators, windows or files, the object is checked first; the core then
 // gets the address of a variable holding the object (the standard's form) whether the
 // caller passed that or the handle itself.
-int checked_handle_alloc(mca_base_pvar_session_t* session, int index, void* obj_handle,
-                         mca_base_pvar_handle_t** handle, int* count) {
+int checked_handle_alloc(mca_base_pvar_session_t* session, int index, void* obj_handle, mca_base_pvar_handle_t** handle,
+                         int* count) {
   const mca_base_pvar_t* pvar = nullptr;
   if (obj_handle != nullptr && mca_base_pvar_get(index, &pvar) == OPAL_SUCCESS && pvar != nullptr &&
       (pvar->bind == MPI_T_BIND_MPI_COMM || pvar->bind == MPI_T_BIND_MPI_WIN || pvar->bind == MPI_T_BIND_MPI_FILE)) {
@@ -40,8 +40,8 @@ int checked_handle_alloc(mca_base_pvar_session_t* session, int index, void* obj_
 #if defined(__x86_64__)
 
 struct Search {
-  uintptr_t function;       // an address inside libmpi
-  void** slot = nullptr;    // libmpi's GOT entry for mca_base_pvar_handle_alloc
+  uintptr_t function;     // an address inside libmpi
+  void** slot = nullptr;  // libmpi's GOT entry for mca_base_pvar_handle_alloc
   uintptr_t relro_begin = 0, relro_end = 0;
 };
 
@@ -68,17 +68,30 @@ int find_slot(dl_phdr_info* object, size_t, void* data) {
   if (!contains || dynamic == nullptr) return 0;
   const ElfW(Sym)* symbols = nullptr;
   const char* names = nullptr;
-  const ElfW(Rela)* tables[2] = {};
+  const ElfW(Rela) * tables[2] = {};
   size_t sizes[2] = {};
   for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
-      case DT_SYMTAB: symbols = dynamic_pointer<const ElfW(Sym)>(object, d->d_un.d_ptr); break;
-      case DT_STRTAB: names = dynamic_pointer<const char>(object, d->d_un.d_ptr); break;
-      case DT_JMPREL: tables[0] = dynamic_pointer<const ElfW(Rela)>(object, d->d_un.d_ptr); break;
-      case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
-      case DT_RELA: tables[1] = dynamic_pointer<const ElfW(Rela)>(object, d->d_un.d_ptr); break;
-      case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
-      default: break;
+      case DT_SYMTAB:
+        symbols = dynamic_pointer<const ElfW(Sym)>(object, d->d_un.d_ptr);
+        break;
+      case DT_STRTAB:
+        names = dynamic_pointer<const char>(object, d->d_un.d_ptr);
+        break;
+      case DT_JMPREL:
+        tables[0] = dynamic_pointer<const ElfW(Rela)>(object, d->d_un.d_ptr);
+        break;
+      case DT_PLTRELSZ:
+        sizes[0] = d->d_un.d_val;
+        break;
+      case DT_RELA:
+        tables[1] = dynamic_pointer<const ElfW(Rela)>(object, d->d_un.d_ptr);
+        break;
+      case DT_RELASZ:
+        sizes[1] = d->d_un.d_val;
+        break;
+      default:
+        break;
     }
   }
   if (symbols == nullptr || names == nullptr) return 1;

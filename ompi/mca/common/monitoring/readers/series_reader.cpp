@@ -162,8 +162,7 @@ class SeriesScan {
              std::to_string(info_.job.interval_us) + " us)");
       }
       if (rank >= info_.job.world_size)
-        fail("a rank below the world size " + std::to_string(info_.job.world_size) + ", found " +
-             std::to_string(rank));
+        fail("a rank below the world size " + std::to_string(info_.job.world_size) + ", found " + std::to_string(rank));
       if (!info_.ranks.try_emplace(rank).second) fail("one start frame for rank " + std::to_string(rank));
       info_.ranks[rank].host = start.host;
       return;
@@ -236,7 +235,8 @@ void SeriesTotals::add(const SeriesFrame& frame) {
       if (r.counters.histogram[b] == 0) continue;
       auto bucket = std::lower_bound(s.buckets.begin(), s.buckets.end(), std::pair<uint8_t, uint64_t>(b, 0),
                                      [](const auto& x, const auto& y) { return x.first < y.first; });
-      if (bucket == s.buckets.end() || bucket->first != b) bucket = s.buckets.insert(bucket, {static_cast<uint8_t>(b), 0});
+      if (bucket == s.buckets.end() || bucket->first != b)
+        bucket = s.buckets.insert(bucket, {static_cast<uint8_t>(b), 0});
       add_checked(bucket->second, r.counters.histogram[b]);
     }
     merged.push_back(std::move(s));

@@ -11,10 +11,10 @@
   MPIMON_NAMED_COMPONENT_VERSION(MPIMON_COMPONENT_NAME, open, close, register_params, type_version)
 
 // type_version last: it expands to several initializers.
-#define MPIMON_NAMED_COMPONENT_VERSION(name, open, close, register_params, ...)                       \
-  {                                                                                                   \
-    __VA_ARGS__, .mca_component_name = name,                                                          \
-    MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH), \
-    .mca_open_component = open, .mca_close_component = close, .mca_query_component = nullptr,         \
-    .mca_register_component_params = register_params, .mca_component_flags = 0, .reserved = {}       \
+#define MPIMON_NAMED_COMPONENT_VERSION(name, open, close, register_params, ...)                                      \
+  {                                                                                                                  \
+    __VA_ARGS__, .mca_component_name = name,                                                                         \
+                 MCA_BASE_MAKE_VERSION(component, MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH), \
+                 .mca_open_component = open, .mca_close_component = close, .mca_query_component = nullptr,           \
+                 .mca_register_component_params = register_params, .mca_component_flags = 0, .reserved = {}          \
   }

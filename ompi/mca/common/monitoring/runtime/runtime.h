@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "analyses/communicator_classes.h"
-#include "engine/engine.h"
 #include "analyses/mpi_io/file_registry.h"
 #include "analyses/nbc_overlap.h"
+#include "engine/engine.h"
 #include "formats/prof_format.h"
 
 namespace mpimon {
@@ -21,12 +21,12 @@ namespace mpimon {
 enum class DumpTarget { none = 0, standard_output = 1, standard_error = 2, file = 3 };
 
 struct Settings {
-  int enable_level = 0;  // 0 off, 1 all p2p in one category, >= 2 internal kept apart
+  int enable_level = 0;    // 0 off, 1 all p2p in one category, >= 2 internal kept apart
   bool io_enabled = true;  // io_monitoring_enable (registered when Open MPI opens the io framework)
   DumpTarget dump_target = DumpTarget::none;
-  std::string dump_prefix;  // pml_monitoring_filename
-  std::string job_file;     // pml_monitoring_job_file: the one file per job ("" = none)
-  bool verbose = false;     // pml_monitoring_verbose: report what the dumps wrote and how long it took
+  std::string dump_prefix;           // pml_monitoring_filename
+  std::string job_file;              // pml_monitoring_job_file: the one file per job ("" = none)
+  bool verbose = false;              // pml_monitoring_verbose: report what the dumps wrote and how long it took
   int64_t snapshot_interval_us = 0;  // pml_monitoring_snapshot_interval: the time series (0 = none)
   // The run number (files/output_names.h) the end-of-job files start from: the time series
   // reserves its own at MPI_Init, so that the finished job file takes the same one.
@@ -78,8 +78,8 @@ class Runtime {
   void set_private_filter_switch(PrivateFilterSwitch on) { private_filter_switch_ = on; }
   // Something that follows the job while it runs (the time series, series/): told when
   // monitoring starts (the end of MPI_Init, on every rank, and only when every rank runs
-  // our components: it may make collective calls there), and given at the start of MPI_Finalize the end-of-job snapshot and the layers'
-  // lines from the same pause as the dumps (it may add job-file annotation lines).
+  // our components: it may make collective calls there), and given at the start of MPI_Finalize the end-of-job snapshot
+  // and the layers' lines from the same pause as the dumps (it may add job-file annotation lines).
   struct Observer {
     void (*started)();
     void (*ending)(const Snapshot& records, LayerDump& layers);
