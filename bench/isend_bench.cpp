@@ -39,8 +39,8 @@ bool parse_count(const char* text, long min, long max, long* out) {
 
 int usage(int world_rank, const char* why) {
   if (world_rank == 0)
-    std::fprintf(stderr, "mpimon_bench_isend: %s\nusage: mpimon_bench_isend <size bytes> <K> <world|split>  (2 ranks)\n",
-                 why);
+    std::fprintf(stderr,
+                 "mpimon_bench_isend: %s\nusage: mpimon_bench_isend <size bytes> <K> <world|split>  (2 ranks)\n", why);
   MPI_Finalize();
   return 2;
 }

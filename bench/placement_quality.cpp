@@ -107,7 +107,8 @@ Cost every_host_assignment(const Affinity& a, const Cluster& c, long& count) {
 }
 
 void brute_force_table() {
-  std::printf("| processes | cluster | brute force | mappings tried | ours = brute force | brute force (s) | ours (s) |\n");
+  std::printf(
+      "| processes | cluster | brute force | mappings tried | ours = brute force | brute force (s) | ours (s) |\n");
   std::printf("|---:|---|---|---:|---:|---:|---:|\n");
   struct Case {
     int n;
@@ -149,8 +150,9 @@ void brute_force_table() {
 }
 
 void references_table() {
-  std::printf("\n| job | trials | by-slot crossing | round-robin crossing | Scotch crossing | ours crossing | "
-              "by-slot hop-bytes | ours hop-bytes | ours worse (crossing / hop-bytes) | ours (s) |\n");
+  std::printf(
+      "\n| job | trials | by-slot crossing | round-robin crossing | Scotch crossing | ours crossing | "
+      "by-slot hop-bytes | ours hop-bytes | ours worse (crossing / hop-bytes) | ours (s) |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   std::mt19937 random(17);
   for (const bool stencil : {false, true}) {
@@ -179,10 +181,11 @@ void references_table() {
           ++trials;
         }
       }
-    std::printf("| %s, 16-64 processes over 2-8 hosts | %d | %.0f | %.0f | %.0f (%d runs) | %.0f | %.0f | %.0f | %d / %d "
-                "| %.3f |\n",
-                stencil ? "2-D stencil, ranks shuffled" : "random, 10% of pairs", trials, slot_cross, rr_cross,
-                scotch_cross, scotch_runs, ours_cross, slot_hop, ours_hop, worse_cross, worse_hop, time / trials);
+    std::printf(
+        "| %s, 16-64 processes over 2-8 hosts | %d | %.0f | %.0f | %.0f (%d runs) | %.0f | %.0f | %.0f | %d / %d "
+        "| %.3f |\n",
+        stencil ? "2-D stencil, ranks shuffled" : "random, 10% of pairs", trials, slot_cross, rr_cross, scotch_cross,
+        scotch_runs, ours_cross, slot_hop, ours_hop, worse_cross, worse_hop, time / trials);
   }
 }
 

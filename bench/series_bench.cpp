@@ -9,14 +9,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
 #include "series/series_writer.h"
 
 using namespace mpimon;
@@ -66,8 +66,9 @@ int main(int argc, char** argv) {
     std::perror(path.c_str());
     return 1;
   }
-  std::printf("| peers | records | CPU us per snapshot, all changed | bytes per snapshot, all changed | CPU us per "
-              "snapshot, idle | bytes per snapshot, idle |\n|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| peers | records | CPU us per snapshot, all changed | bytes per snapshot, all changed | CPU us per "
+      "snapshot, idle | bytes per snapshot, idle |\n|---:|---:|---:|---:|---:|---:|\n");
   // One communicator's collective classes change at every snapshot too (an annotation line).
   for (int peers : {6, 64, 1000, 10000, 100000}) {
     Engine engine;
@@ -88,7 +89,8 @@ int main(int argc, char** argv) {
     const int snapshots = peers >= 10000 ? 20 : 200;
     measure(engine, encoder, now, fd, 1, change_all, lines);  // the first snapshot holds everything
     const Cost changed = measure(engine, encoder, now, fd, snapshots, change_all, lines);
-    const Cost idle = measure(engine, encoder, now, fd, snapshots, [] {}, lines);
+    const Cost idle = measure(
+        engine, encoder, now, fd, snapshots, [] {}, lines);
     std::printf("| %d | %d | %.1f | %.0f | %.1f | %.0f |\n", peers, 2 * peers, changed.microseconds, changed.bytes,
                 idle.microseconds, idle.bytes);
   }

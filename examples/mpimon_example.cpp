@@ -33,8 +33,8 @@ void ring(MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::vector<char> out(1024, 'r'), in(1024);
-  MPI_Sendrecv(out.data(), 1024, MPI_CHAR, (rank + 1) % size, 1, in.data(), 1024, MPI_CHAR,
-               (rank + size - 1) % size, 1, comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(out.data(), 1024, MPI_CHAR, (rank + 1) % size, 1, in.data(), 1024, MPI_CHAR, (rank + size - 1) % size, 1,
+               comm, MPI_STATUS_IGNORE);
 }
 
 void reduce(MPI_Comm comm) {
@@ -86,7 +86,8 @@ void persistent(MPI_Comm comm) {
 // 64 KiB with the partner that is half the job away (in `comm`'s ranks of world partners).
 void exchange_with_partner(MPI_Comm comm, int partner) {
   std::vector<char> out(65536, 'p'), in(65536);
-  MPI_Sendrecv(out.data(), 65536, MPI_CHAR, partner, 4, in.data(), 65536, MPI_CHAR, partner, 4, comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(out.data(), 65536, MPI_CHAR, partner, 4, in.data(), 65536, MPI_CHAR, partner, 4, comm,
+               MPI_STATUS_IGNORE);
 }
 
 // Where a process runs: its host, and the CPU it is bound to (-1 when not bound to one).
@@ -161,13 +162,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> patterns(argv + 1, argv + argc);
   if (patterns.empty()) patterns = {"ring", "reduce", "halo"};
   for (const std::string& p : patterns) {
-    if (p == "ring") ring(MPI_COMM_WORLD);
-    else if (p == "reduce") reduce(MPI_COMM_WORLD);
-    else if (p == "halo") halo(MPI_COMM_WORLD);
-    else if (p == "persistent") persistent(MPI_COMM_WORLD);
-    else if (p == "reorder") reorder();
+    if (p == "ring")
+      ring(MPI_COMM_WORLD);
+    else if (p == "reduce")
+      reduce(MPI_COMM_WORLD);
+    else if (p == "halo")
+      halo(MPI_COMM_WORLD);
+    else if (p == "persistent")
+      persistent(MPI_COMM_WORLD);
+    else if (p == "reorder")
+      reorder();
     else {
-      std::fprintf(stderr, "mpimon_example: unknown pattern '%s' (ring, reduce, halo, persistent, reorder)\n", p.c_str());
+      std::fprintf(stderr, "mpimon_example: unknown pattern '%s' (ring, reduce, halo, persistent, reorder)\n",
+                   p.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

@@ -19,6 +19,7 @@ packages=(
   gfortran libcoarrays-openmpi-dev     # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
+  clang-format-14                      # the style check (scripts/format.sh, ctest Style.ClangFormatClean)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter)
   libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
 )

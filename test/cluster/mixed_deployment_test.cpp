@@ -109,8 +109,8 @@ TEST(MixedDeployment, WithoutTheModexFenceDataIsFetchedAndTheVerdictIsTheSame2Ho
   // Under heavy load Open MPI's own direct modex sometimes fails MPI_Init on the host
   // without our components ("PML add procs failed", Not found: ob1 looking up a peer's
   // BTL data; none of our code is loaded there): such a run is retried, up to 3 runs.
-  const std::vector<std::string> direct_modex = {"--mca", "pmix_base_async_modex", "1", "--mca",
-                                                 "pmix_base_collect_data", "0"};
+  const std::vector<std::string> direct_modex = {"--mca", "pmix_base_async_modex",  "1",
+                                                 "--mca", "pmix_base_collect_data", "0"};
   JobResult job;
   for (int attempt = 0; attempt < 3; ++attempt) {
     job = run_monitored(cluster, 4, direct_modex, {kPatterns, "hosts"});

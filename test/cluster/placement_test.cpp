@@ -9,6 +9,7 @@
 
 #include "cluster.h"
 #include "formats/job_format.h"
+#include "readers/job_reader.h"
 
 using namespace mpimon::test;
 

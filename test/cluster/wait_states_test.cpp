@@ -18,9 +18,11 @@
 #include <map>
 #include <tuple>
 
+#include "analyses/wait_states/wait_totals.h"
 #include "cluster.h"
 #include "formats/job_format.h"
-#include "analyses/wait_states/wait_totals.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 using namespace mpimon::test;
 using mpimon::wait_states::Pattern;

@@ -266,7 +266,8 @@ TEST(SourceInfo, OrderingAndAFixedClockRate) {
   EXPECT_EQ(kMaxCount, max_ticks);
   EXPECT_NE(MPI_INFO_NULL, info);
   mpimon_events_test_info_free(&info);
-  ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_info(s, nullptr, nullptr, nullptr, nullptr, nullptr, &tps2, nullptr, nullptr));
+  ASSERT_EQ(MPI_SUCCESS,
+            MPI_T_source_get_info(s, nullptr, nullptr, nullptr, nullptr, nullptr, &tps2, nullptr, nullptr));
   EXPECT_EQ(tps1, tps2);
 }
 
@@ -439,8 +440,8 @@ TEST(CallbackSelection, BadSafetyLevelIsInvalid) {
   const int t = type("ev_select_bad", source("src_select"));
   MPI_T_event_registration reg = alloc(t);
   Recorder r;
-  EXPECT_EQ(MPI_T_ERR_INVALID, MPI_T_event_register_callback(reg, static_cast<MPI_T_cb_safety>(4), MPI_INFO_NULL, &r,
-                                                             Recorder::callback));
+  EXPECT_EQ(MPI_T_ERR_INVALID,
+            MPI_T_event_register_callback(reg, static_cast<MPI_T_cb_safety>(4), MPI_INFO_NULL, &r, Recorder::callback));
   EXPECT_EQ(MPI_T_ERR_INVALID, MPI_T_event_register_callback(reg, static_cast<MPI_T_cb_safety>(-1), MPI_INFO_NULL, &r,
                                                              Recorder::callback));
   MPI_Info info;
@@ -552,8 +553,7 @@ TEST(Drops, AFullBacklogOfOneRegistrationCostsAnotherNothing) {
   MPI_T_event_register_callback(a, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &lax, DropLog::event);
   MPI_T_event_set_dropped_handler(a, dropped);
   MPI_T_event_register_callback(b, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &strict_same_type, Recorder::callback);
-  MPI_T_event_register_callback(c, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &strict_other_type,
-                                Recorder::callback);
+  MPI_T_event_register_callback(c, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, &strict_other_type, Recorder::callback);
   const int capacity = mpimon_events_test_ring_capacity();
   const int n = 3000;
   for (int i = 0; i < n; ++i) {
@@ -612,7 +612,7 @@ struct FreeProbe {
     p->events.fetch_add(1);
     int64_t serial = 0;
     EXPECT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(reg, self, free_cb));
-    EXPECT_EQ(0, p->free_calls.load());  // not while its own callback runs
+    EXPECT_EQ(0, p->free_calls.load());                              // not while its own callback runs
     EXPECT_EQ(MPI_SUCCESS, MPI_T_event_read(instance, 2, &serial));  // the instance is still valid
   }
 };
@@ -670,7 +670,8 @@ TEST(Free, ExactlyOnceAfterTheLastDeliveryUnderConcurrentRaises) {
     std::vector<std::thread> raisers;
     for (int i = 0; i < 4; ++i)
       raisers.emplace_back([&, i] {
-        for (int64_t k = 0; !stop.load(); ++k) raise(t, k, i % 2 ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE);
+        for (int64_t k = 0; !stop.load(); ++k)
+          raise(t, k, i % 2 ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE);
       });
     while (p.events.load() < 50) std::this_thread::yield();
     ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(reg, &p, FreeProbe::free_cb));
@@ -993,8 +994,7 @@ TEST(Timestamps, OrderedSourceMonotonicAcrossThreads) {
   mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
   const std::vector<Seen> seen = r.snapshot();
   EXPECT_GT(seen.size(), 1000u);
-  for (std::size_t i = 1; i < seen.size(); ++i)
-    ASSERT_LE(seen[i - 1].timestamp, seen[i].timestamp) << "delivery " << i;
+  for (std::size_t i = 1; i < seen.size(); ++i) ASSERT_LE(seen[i - 1].timestamp, seen[i].timestamp) << "delivery " << i;
   MPI_T_event_handle_free(reg, nullptr, nullptr);
 }
 
@@ -1081,8 +1081,7 @@ TEST(Timestamps, NowOnAnOrderedSourceMonotonicAcrossThreads) {
   ASSERT_FALSE(seen.empty());
   EXPECT_LE(start, seen.front().timestamp);
   EXPECT_LE(seen.back().timestamp, end);
-  for (std::size_t i = 1; i < seen.size(); ++i)
-    ASSERT_LE(seen[i - 1].timestamp, seen[i].timestamp) << "delivery " << i;
+  for (std::size_t i = 1; i < seen.size(); ++i) ASSERT_LE(seen[i - 1].timestamp, seen[i].timestamp) << "delivery " << i;
   MPI_T_event_handle_free(reg, nullptr, nullptr);
 }
 

@@ -41,8 +41,8 @@ inline const mpimon_event_element* payload_elements() {
 }
 
 // A test event type on `source_index` (created once per name).
-inline int type(const char* name, int source_index, int bind = MPI_T_BIND_NO_OBJECT, const char* description = "a test event",
-                const char* const* info = nullptr) {
+inline int type(const char* name, int source_index, int bind = MPI_T_BIND_NO_OBJECT,
+                const char* description = "a test event", const char* const* info = nullptr) {
   mpimon_event_type_desc desc{};
   desc.name = name;
   desc.description = description;

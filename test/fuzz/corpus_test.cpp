@@ -11,7 +11,7 @@
 
 #include "every_command.h"
 #include "hostfile.h"
-#include "formats/prof_format.h"
+#include "readers/format_error.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +32,8 @@ std::string contents(const fs::path& file) {
   return s.str();
 }
 
-void replay(const std::string& folder, int expect_read, bool (*run)(std::string_view) = mpimon::tools::run_every_command) {
+void replay(const std::string& folder, int expect_read,
+            bool (*run)(std::string_view) = mpimon::tools::run_every_command) {
   const auto files = corpus(folder);
   ASSERT_FALSE(files.empty()) << folder;
   int read = 0;

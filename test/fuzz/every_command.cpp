@@ -6,8 +6,8 @@
 #include "dumps.h"
 #include "heatmap.h"
 #include "matrix_formats.h"
-#include "report/report.h"
 #include "readers/series_reader.h"
+#include "report/report.h"
 #include "size_histograms.h"
 #include "timeline.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "hostfile.h"
-#include "formats/prof_format.h"  // FormatError
+#include "readers/format_error.h"
 
 namespace {
 

@@ -63,11 +63,13 @@ void measure(const std::string& name, MPI_Comm class_comm, const Expected& expec
              const std::function<void()>& collective) {
   MPI_T_pvar_handle count_handle, size_handle;
   int one;
-  MPI_T_pvar_handle_alloc(session, index_of((std::string("coll_monitoring_") + kClassNames[expected.klass] + "_count").c_str(),
-                                            MPI_T_PVAR_CLASS_COUNTER),
+  MPI_T_pvar_handle_alloc(session,
+                          index_of((std::string("coll_monitoring_") + kClassNames[expected.klass] + "_count").c_str(),
+                                   MPI_T_PVAR_CLASS_COUNTER),
                           &class_comm, &count_handle, &one);
-  MPI_T_pvar_handle_alloc(session, index_of((std::string("coll_monitoring_") + kClassNames[expected.klass] + "_size").c_str(),
-                                            MPI_T_PVAR_CLASS_AGGREGATE),
+  MPI_T_pvar_handle_alloc(session,
+                          index_of((std::string("coll_monitoring_") + kClassNames[expected.klass] + "_size").c_str(),
+                                   MPI_T_PVAR_CLASS_AGGREGATE),
                           &class_comm, &size_handle, &one);
   const auto messages_before = read_peers("coll_monitoring_messages_count");
   const auto bytes_before = read_peers("coll_monitoring_messages_size");
@@ -140,9 +142,13 @@ void all_collectives() {
       Expected e;
       e.to_every_other(4 * (rank + 1));
       measure(i + "allgatherv", w, e,
-              run([&] { MPI_Allgatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, w); },
+              run(
+                  [&] {
+                    MPI_Allgatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, w);
+                  },
                   [&](MPI_Request* q) {
-                    MPI_Iallgatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, w, q);
+                    MPI_Iallgatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, w,
+                                    q);
                   }));
     }
     {  // allreduce: 5 doubles
@@ -169,7 +175,8 @@ void all_collectives() {
         if (k != rank && counts[k] > 0) e.to(k, 4 * counts[k]);
       }
       measure(i + "alltoallv", w, e,
-              run([&] {
+              run(
+                  [&] {
                     MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), rcounts.data(),
                                   rdispls.data(), MPI_INT, w);
                   },
@@ -189,7 +196,8 @@ void all_collectives() {
         if (k != rank) e.to(k, k % 2 ? 8 : 4);
       }
       measure(i + "alltoallw", w, e,
-              run([&] {
+              run(
+                  [&] {
                     MPI_Alltoallw(out.data(), counts.data(), displs.data(), stypes.data(), in.data(), rcounts.data(),
                                   rdispls.data(), rtypes.data(), w);
                   },
@@ -239,9 +247,13 @@ void all_collectives() {
       e.klass = A2O;
       if (rank != 0) e.to(0, 4 * (rank + 1));
       measure(i + "gatherv", w, e,
-              run([&] { MPI_Gatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, 0, w); },
+              run(
+                  [&] {
+                    MPI_Gatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, 0, w);
+                  },
                   [&](MPI_Request* q) {
-                    MPI_Igatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, 0, w, q);
+                    MPI_Igatherv(out.data(), rank + 1, MPI_INT, in.data(), counts.data(), displs.data(), MPI_INT, 0, w,
+                                 q);
                   }));
     }
     {  // reduce to the last rank: 7 ints
@@ -259,14 +271,17 @@ void all_collectives() {
         if (k != rank) e.to(k, 4 * (k + 1));
       measure(i + "reduce_scatter", w, e,
               run([&] { MPI_Reduce_scatter(out.data(), in.data(), counts.data(), MPI_INT, MPI_SUM, w); },
-                  [&](MPI_Request* q) { MPI_Ireduce_scatter(out.data(), in.data(), counts.data(), MPI_INT, MPI_SUM, w, q); }));
+                  [&](MPI_Request* q) {
+                    MPI_Ireduce_scatter(out.data(), in.data(), counts.data(), MPI_INT, MPI_SUM, w, q);
+                  }));
     }
     {  // reduce_scatter_block: 2 doubles each
       Expected e;
       e.to_every_other(16);
-      measure(i + "reduce_scatter_block", w, e,
-              run([&] { MPI_Reduce_scatter_block(out.data(), in.data(), 2, MPI_DOUBLE, MPI_SUM, w); },
-                  [&](MPI_Request* q) { MPI_Ireduce_scatter_block(out.data(), in.data(), 2, MPI_DOUBLE, MPI_SUM, w, q); }));
+      measure(
+          i + "reduce_scatter_block", w, e,
+          run([&] { MPI_Reduce_scatter_block(out.data(), in.data(), 2, MPI_DOUBLE, MPI_SUM, w); },
+              [&](MPI_Request* q) { MPI_Ireduce_scatter_block(out.data(), in.data(), 2, MPI_DOUBLE, MPI_SUM, w, q); }));
     }
     {  // scatter from rank 0: 5 ints
       Expected e;
@@ -284,9 +299,13 @@ void all_collectives() {
         for (int k = 0; k < size; ++k)
           if (k != 1) e.to(k, 4 * (k + 2));
       measure(i + "scatterv", w, e,
-              run([&] { MPI_Scatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), rank + 2, MPI_INT, 1, w); },
+              run(
+                  [&] {
+                    MPI_Scatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), rank + 2, MPI_INT, 1, w);
+                  },
                   [&](MPI_Request* q) {
-                    MPI_Iscatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), rank + 2, MPI_INT, 1, w, q);
+                    MPI_Iscatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), rank + 2, MPI_INT, 1, w,
+                                  q);
                   }));
     }
   }
@@ -416,8 +435,7 @@ void intercomm() {
     e.klass = A2O;
     if (rank % 2 == 0) e.to(1, 8);
     const int root = rank % 2 == 1 ? (rank == 1 ? MPI_ROOT : MPI_PROC_NULL) : 0;
-    measure("inter_gather", inter, e,
-            [&] { MPI_Gather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, root, inter); });
+    measure("inter_gather", inter, e, [&] { MPI_Gather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, root, inter); });
   }
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
@@ -430,7 +448,8 @@ void errors() {
   Expected nothing;
   nothing.klass = O2A;
   int rc = MPI_SUCCESS;
-  measure("bcast_invalid_root", MPI_COMM_WORLD, nothing, [&] { rc = MPI_Bcast(buffer.data(), 1, MPI_INT, size, MPI_COMM_WORLD); });
+  measure("bcast_invalid_root", MPI_COMM_WORLD, nothing,
+          [&] { rc = MPI_Bcast(buffer.data(), 1, MPI_INT, size, MPI_COMM_WORLD); });
   int error_class = MPI_SUCCESS;
   MPI_Error_class(rc, &error_class);
   check(error_class == MPI_ERR_ROOT, "invalid root returned class " + std::to_string(error_class));
@@ -475,16 +494,20 @@ int main(int argc, char** argv) {
   const bool multiple = argc > 2 && std::string(argv[argc - 1]) == "multiple";
   scenario::init(argc, argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
   MPI_T_pvar_session_create(&session);
-  if (mode == "all") all_collectives();
-  else if (mode == "neighbors") neighbors();
-  else if (mode == "intercomm") intercomm();
-  else if (mode == "errors") errors();
+  if (mode == "all")
+    all_collectives();
+  else if (mode == "neighbors")
+    neighbors();
+  else if (mode == "intercomm")
+    intercomm();
+  else if (mode == "errors")
+    errors();
   else if (mode == "dump") {  // a bcast of 6 ints from rank 0, then an allreduce of 5 doubles
     std::vector<char> in(64), out(64);
     MPI_Bcast(out.data(), 6, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Allreduce(out.data(), in.data(), 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  }
-  else if (mode == "dupfree") dup_free(argc > 2 ? std::atoi(argv[2]) : 10000);
+  } else if (mode == "dupfree")
+    dup_free(argc > 2 ? std::atoi(argv[2]) : 10000);
   else if (mode == "reused_cid") {
     // Two splits one after the other, the first freed before the second: Open MPI gives
     // the second the first's context id (and default name) with other members, as in HPCC.
@@ -495,8 +518,7 @@ int main(int argc, char** argv) {
       MPI_Bcast(&value, 1, MPI_INT, 0, split);
       MPI_Comm_free(&split);
     }
-  }
-  else {
+  } else {
     std::fprintf(stderr, "coll_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }

@@ -7,6 +7,7 @@
 #include "analyses/communicator_classes.h"
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;
@@ -24,8 +25,12 @@ JobResult run_coll(int ranks, const std::vector<std::string>& mode) {
 
 TEST(Coll, EveryCollectiveBlockingAndNonblocking4Ranks) { expect_every_rank_ok(run_coll(4, {"all"}), 4, "all"); }
 TEST(Coll, EveryCollectiveBlockingAndNonblocking8Ranks) { expect_every_rank_ok(run_coll(8, {"all"}), 8, "all"); }
-TEST(Coll, NeighborhoodOnCartGraphAndDistGraph4Ranks) { expect_every_rank_ok(run_coll(4, {"neighbors"}), 4, "neighbors"); }
-TEST(Coll, NeighborhoodOnCartGraphAndDistGraph6Ranks) { expect_every_rank_ok(run_coll(6, {"neighbors"}), 6, "neighbors"); }
+TEST(Coll, NeighborhoodOnCartGraphAndDistGraph4Ranks) {
+  expect_every_rank_ok(run_coll(4, {"neighbors"}), 4, "neighbors");
+}
+TEST(Coll, NeighborhoodOnCartGraphAndDistGraph6Ranks) {
+  expect_every_rank_ok(run_coll(6, {"neighbors"}), 6, "neighbors");
+}
 TEST(Coll, IntercommunicatorCollectives5Ranks) { expect_every_rank_ok(run_coll(5, {"intercomm"}), 5, "intercomm"); }
 TEST(Coll, FailingCollectiveForwardsItsErrorAndRecordsNothing4Ranks) {
   expect_every_rank_ok(run_coll(4, {"errors"}), 4, "errors");
@@ -49,9 +54,10 @@ TEST(Coll, CollectivesSectionOfTheDumps4Ranks) {
       if (p != r) expected[{'C', r, p}] = {r == 0 ? 64u : 40u, r == 0 ? 2u : 1u};
   EXPECT_EQ(read_edges(job.folder, "C"), expected);
   const std::string rank0 = read_text(job.folder / "prof.0.prof");
-  EXPECT_NE(rank0.find("D\tMPI_COMM_WORLD\tprocs: 0,1,2,3\nO2A\t0\t72 bytes\t1 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\n"
-                       "A2A\t0\t120 bytes\t1 msgs sent\n"),
-            std::string::npos)
+  EXPECT_NE(
+      rank0.find("D\tMPI_COMM_WORLD\tprocs: 0,1,2,3\nO2A\t0\t72 bytes\t1 msgs sent\nA2O\t0\t0 bytes\t0 msgs sent\n"
+                 "A2A\t0\t120 bytes\t1 msgs sent\n"),
+      std::string::npos)
       << rank0;
   const std::string rank2 = read_text(job.folder / "prof.2.prof");
   EXPECT_NE(rank2.find("D\tMPI_COMM_WORLD\tprocs: 0,1,2,3\nO2A\t2\t0 bytes\t0 msgs sent\nA2O\t2\t0 bytes\t0 msgs sent\n"
@@ -71,18 +77,18 @@ TEST(Coll, CollectivesSectionOfTheDumps4Ranks) {
   // MPI_COMM_WORLD has context id 0 on every rank; its identity ties the lines together.
   const std::string world = CommunicatorClasses("MPI_COMM_WORLD", {0, 1, 2, 3}, 0).identity();
   EXPECT_EQ(communicators, std::vector<std::string>{"communicator " + world + " MPI_COMM_WORLD 0,1,2,3"});
-  EXPECT_EQ(collectives, (std::vector<std::string>{"collectives 0 " + world + " 1 72 0 0 1 120",
-                                                   "collectives 1 " + world + " 0 0 0 0 1 120",
-                                                   "collectives 2 " + world + " 0 0 0 0 1 120",
-                                                   "collectives 3 " + world + " 0 0 0 0 1 120"}));
+  EXPECT_EQ(collectives,
+            (std::vector<std::string>{
+                "collectives 0 " + world + " 1 72 0 0 1 120", "collectives 1 " + world + " 0 0 0 0 1 120",
+                "collectives 2 " + world + " 0 0 0 0 1 120", "collectives 3 " + world + " 0 0 0 0 1 120"}));
   int coll_records = 0;
   for (const JobRecord& r : file.records) coll_records += r.category == Category::coll;
   EXPECT_EQ(coll_records, 12);
 }
 
 TEST(Coll, OnlyThePmlLayerWhenCollMonitoringIsExcluded4Ranks) {
-  const JobResult job = run_job(4, concat_arguments({"--mca", "coll", "^monitoring"},
-                                                    concat_arguments(monitoring_arguments(), {kColl, "dump"})));
+  const JobResult job = run_job(
+      4, concat_arguments({"--mca", "coll", "^monitoring"}, concat_arguments(monitoring_arguments(), {kColl, "dump"})));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_TRUE(read_edges(job.folder, "C").empty());
   EXPECT_FALSE(read_edges(job.folder, "I").empty()) << "the collectives' point-to-point decomposition is still seen";

@@ -74,10 +74,14 @@ void on_event(MPI_T_event_instance instance, MPI_T_event_registration, MPI_T_cb_
   r.type = handle->type;
   MPI_T_event_get_timestamp(instance, &r.timestamp);
   void* target = nullptr;
-  if (r.type.rfind("mpimon_pml_", 0) == 0) target = &r.pml;
-  else if (r.type.rfind("mpimon_coll_", 0) == 0) target = &r.coll;
-  else if (r.type == MPIMON_EVENT_OSC_OP_ISSUED) target = &r.op;
-  else target = &r.sync;
+  if (r.type.rfind("mpimon_pml_", 0) == 0)
+    target = &r.pml;
+  else if (r.type.rfind("mpimon_coll_", 0) == 0)
+    target = &r.coll;
+  else if (r.type == MPIMON_EVENT_OSC_OP_ISSUED)
+    target = &r.op;
+  else
+    target = &r.sync;
   MPI_T_event_copy(instance, target);
   std::lock_guard lock(received_mutex);
   received.push_back(r);
@@ -131,8 +135,9 @@ MPI_Comm world = MPI_COMM_WORLD;
 // MPI_ANY_TAG as posted): collectives' internal messages use negative tags.
 std::vector<Received> application(const std::string& type) {
   std::vector<Received> v = take(type);
-  v.erase(std::remove_if(v.begin(), v.end(), [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }),
-          v.end());
+  v.erase(
+      std::remove_if(v.begin(), v.end(), [](const Received& r) { return r.pml.tag < 0 && r.pml.tag != MPI_ANY_TAG; }),
+      v.end());
   return v;
 }
 
@@ -196,7 +201,8 @@ void check_ring_events() {
   }
   check(posted == completed, "send request pairing");
   // The wildcard receive: posted with MPI_ANY_SOURCE, completed with the actual source.
-  if (rank % 2 == 1 && recvs.size() == 4) check(recvs[3].pml.peer_comm_rank == MPI_ANY_SOURCE && recvs[3].pml.peer == -1, "wildcard posted");
+  if (rank % 2 == 1 && recvs.size() == 4)
+    check(recvs[3].pml.peer_comm_rank == MPI_ANY_SOURCE && recvs[3].pml.peer == -1, "wildcard posted");
   // One source: timestamps never decrease in delivery order.
   std::lock_guard lock(received_mutex);
   MPI_Count last = 0;
@@ -296,7 +302,8 @@ void bound() {
   Handle* h = subscribe(MPIMON_EVENT_PML_SEND_POSTED, &dup);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   char buf[4] = {};
-  for (int i = 0; i < 2; ++i) MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 11, left, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 2; ++i)
+    MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 11, left, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   for (int i = 0; i < 3; ++i) MPI_Sendrecv_replace(buf, 4, MPI_CHAR, right, 22, left, 22, dup, MPI_STATUS_IGNORE);
   auto seen = take(MPIMON_EVENT_PML_SEND_POSTED);
   check(seen.size() == 3, "bound handle saw " + std::to_string(seen.size()));
@@ -327,8 +334,8 @@ void before_init_dup() {
 // than MPI_MAX_INFO_VAL: MPI_Info_get_valuelen gives the length).
 void check_kind_names() {
   MPI_Info info = MPI_INFO_NULL;
-  const int rc = MPI_T_event_get_info(event_index(MPIMON_EVENT_COLL_BEGIN), nullptr, nullptr, nullptr, nullptr,
-                                      nullptr, nullptr, nullptr, &info, nullptr, nullptr, nullptr);
+  const int rc = MPI_T_event_get_info(event_index(MPIMON_EVENT_COLL_BEGIN), nullptr, nullptr, nullptr, nullptr, nullptr,
+                                      nullptr, nullptr, &info, nullptr, nullptr, nullptr);
   check(rc == MPI_SUCCESS && info != MPI_INFO_NULL, "get_info with info after MPI_Init: " + std::to_string(rc));
   if (info == MPI_INFO_NULL) return;
   int length = 0, flag = 0;
@@ -336,8 +343,8 @@ void check_kind_names() {
   std::string names(static_cast<size_t>(length) + 1, '\0');
   MPI_Info_get(info, "mpimon_enum_kind", length + 1, names.data(), &flag);
   names.resize(static_cast<size_t>(length));
-  check(flag && names.rfind("allgather,allgatherv,allreduce,", 0) == 0 &&
-            names.size() >= 19 && names.compare(names.size() - 19, 19, "ineighbor_alltoallw") == 0,
+  check(flag && names.rfind("allgather,allgatherv,allreduce,", 0) == 0 && names.size() >= 19 &&
+            names.compare(names.size() - 19, 19, "ineighbor_alltoallw") == 0,
         "kind names: " + names);
   MPI_Info_free(&info);
 }
@@ -365,10 +372,8 @@ void coll() {
   const uint64_t n1 = static_cast<uint64_t>(size - 1);
   // (kind, root, bytes this rank sends by the accounting rules)
   const std::vector<std::tuple<int, int, uint64_t>> expected = {
-      {MPIMON_COLL_KIND_allreduce, -1, 8 * n1},
-      {MPIMON_COLL_KIND_bcast, 2, rank == 2 ? 32 * n1 : 0},
-      {MPIMON_COLL_KIND_iallreduce, -1, 8 * n1},
-      {MPIMON_COLL_KIND_ibarrier, -1, 0},
+      {MPIMON_COLL_KIND_allreduce, -1, 8 * n1},        {MPIMON_COLL_KIND_bcast, 2, rank == 2 ? 32 * n1 : 0},
+      {MPIMON_COLL_KIND_iallreduce, -1, 8 * n1},       {MPIMON_COLL_KIND_ibarrier, -1, 0},
       {MPIMON_COLL_KIND_reduce, 1, rank == 1 ? 0 : 8},
   };
   check(seq.size() == 2 * expected.size(), "coll events " + std::to_string(seq.size()));
@@ -405,17 +410,25 @@ void osc() {
   const auto ops = take(MPIMON_EVENT_OSC_OP_ISSUED);
   check(ops.size() == 3, "op events " + std::to_string(ops.size()));
   if (ops.size() == 3) {
-    check(ops[0].op.kind == MPIMON_OSC_OP_put && ops[0].op.target == right && ops[0].op.bytes_sent == 8 && ops[0].op.bytes_recv == 0, "put event");
-    check(ops[1].op.kind == MPIMON_OSC_OP_get && ops[1].op.target_rank == right && ops[1].op.bytes_recv == 16 && ops[1].op.bytes_sent == 0, "get event");
-    check(ops[2].op.kind == MPIMON_OSC_OP_fetch_and_op && ops[2].op.bytes_sent == 8 && ops[2].op.bytes_recv == 8, "fetch_and_op event");
+    check(ops[0].op.kind == MPIMON_OSC_OP_put && ops[0].op.target == right && ops[0].op.bytes_sent == 8 &&
+              ops[0].op.bytes_recv == 0,
+          "put event");
+    check(ops[1].op.kind == MPIMON_OSC_OP_get && ops[1].op.target_rank == right && ops[1].op.bytes_recv == 16 &&
+              ops[1].op.bytes_sent == 0,
+          "get event");
+    check(ops[2].op.kind == MPIMON_OSC_OP_fetch_and_op && ops[2].op.bytes_sent == 8 && ops[2].op.bytes_recv == 8,
+          "fetch_and_op event");
   }
   const auto begins = take(MPIMON_EVENT_OSC_SYNC_BEGIN), ends = take(MPIMON_EVENT_OSC_SYNC_END);
   // fence 0, fence 0, lock 6, unlock 7 (kinds in MPIMON_OSC_SYNC_KINDS order)
   const std::vector<std::pair<int, int>> expected = {{0, -1}, {0, -1}, {6, right}, {7, right}};
-  check(begins.size() == 4 && ends.size() == 4, "sync events " + std::to_string(begins.size()) + "/" + std::to_string(ends.size()));
+  check(begins.size() == 4 && ends.size() == 4,
+        "sync events " + std::to_string(begins.size()) + "/" + std::to_string(ends.size()));
   for (size_t i = 0; i < 4 && i < begins.size() && i < ends.size(); ++i) {
-    check(begins[i].sync.kind == expected[i].first && ends[i].sync.kind == expected[i].first, "sync kind " + std::to_string(i));
-    check(begins[i].sync.target == expected[i].second && ends[i].sync.target == expected[i].second, "sync target " + std::to_string(i));
+    check(begins[i].sync.kind == expected[i].first && ends[i].sync.kind == expected[i].first,
+          "sync kind " + std::to_string(i));
+    check(begins[i].sync.target == expected[i].second && ends[i].sync.target == expected[i].second,
+          "sync target " + std::to_string(i));
     check(ends[i].sync.result == MPI_SUCCESS, "sync result");
     check(begins[i].timestamp <= ends[i].timestamp, "sync end before begin");
   }
@@ -441,8 +454,8 @@ void objects() {
   for (int i = 0; i < num; ++i) {
     char name[256];
     int name_len = sizeof name, bind = MPI_T_BIND_NO_OBJECT;
-    if (MPI_T_event_get_info(i, name, &name_len, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                             nullptr, &bind) != MPI_SUCCESS)
+    if (MPI_T_event_get_info(i, name, &name_len, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                             &bind) != MPI_SUCCESS)
       continue;
     if (bind != MPI_T_BIND_MPI_COMM && bind != MPI_T_BIND_MPI_WIN) continue;
     const bool on_comm = bind == MPI_T_BIND_MPI_COMM;
@@ -457,8 +470,8 @@ void objects() {
       if (rc == MPI_SUCCESS) MPI_T_event_handle_free(reg, nullptr, nullptr);
     }
     MPI_T_event_registration reg = nullptr;
-    const int rc = MPI_T_event_handle_alloc(i, on_comm ? static_cast<void*>(&dup) : static_cast<void*>(&win),
-                                            MPI_INFO_NULL, &reg);
+    const int rc =
+        MPI_T_event_handle_alloc(i, on_comm ? static_cast<void*>(&dup) : static_cast<void*>(&win), MPI_INFO_NULL, &reg);
     check(rc == MPI_SUCCESS, std::string(name) + ": a live object gave " + std::to_string(rc));
     if (rc == MPI_SUCCESS) MPI_T_event_handle_free(reg, nullptr, nullptr);
     ++checked;
@@ -488,15 +501,24 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (mode == "traffic") traffic(argc > 2 ? argv[2] : "ring");
-  else if (mode == "queued") queued();
-  else if (mode == "bound") bound();
-  else if (mode == "receives") receives();
-  else if (mode == "before_init") before_init_dup();
-  else if (mode == "coll") coll();
-  else if (mode == "osc") osc();
-  else if (mode == "objects") objects();
-  else check(false, "unknown mode " + mode);
+  if (mode == "traffic")
+    traffic(argc > 2 ? argv[2] : "ring");
+  else if (mode == "queued")
+    queued();
+  else if (mode == "bound")
+    bound();
+  else if (mode == "receives")
+    receives();
+  else if (mode == "before_init")
+    before_init_dup();
+  else if (mode == "coll")
+    coll();
+  else if (mode == "osc")
+    osc();
+  else if (mode == "objects")
+    objects();
+  else
+    check(false, "unknown mode " + mode);
   for (Handle* h : std::vector<Handle*>(handles)) unsubscribe(h);
   std::printf("rank %d: %s %s%s\n", rank, scenario::failures.empty() ? "OK" : "FAILED", mode.c_str(),
               scenario::failures.c_str());

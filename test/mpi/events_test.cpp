@@ -20,7 +20,7 @@ Edges edges_printed(const std::string& output) {
   const std::regex line(R"(EDGE ([EI]) (\d+) (-?\d+) (\d+) (\d+))");
   for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it)
     edges[{(*it)[1].str()[0], std::stoi((*it)[2]), std::stoi((*it)[3])}] = {std::stoull((*it)[4]),
-                                                                          std::stoull((*it)[5])};
+                                                                            std::stoull((*it)[5])};
   return edges;
 }
 
@@ -38,8 +38,8 @@ TEST(Events, RingSendEventsEqualTheDumpedMatrix4Ranks) {
 }
 
 TEST(Events, BinaryTreeReduceSendEventsEqualTheDumpedMatrix8Ranks) {
-  const JobResult job =
-      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kEvents, "traffic", "reduce"}));
+  const JobResult job = run_job(
+      8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kEvents, "traffic", "reduce"}));
   expect_every_rank_ok(job, 8, "traffic");
   const Edges events = edges_printed(job.output);
   // Exactly the tree: 1,2 -> 0; 3,5 -> 1; 4,6 -> 2; 7 -> 3, 8 KiB each.
@@ -107,8 +107,9 @@ TEST(Events, MonitoringOffRaisesNothingAndTheProgramRuns4Ranks) {
 // library from another build (its layout signature differs) it warns once and raises
 // nothing; the job and its monitoring run on.
 TEST(Events, EventsLibraryFromAnotherBuildTurnsPointToPointEventsOffWithAWarning4Ranks) {
-  const JobResult job = run_job(4, concat_arguments({"-x", std::string("LD_PRELOAD=") + MPIMON_LAYOUT_MISMATCH_SHIM},
-                                                    concat_arguments(monitoring_arguments(), {kEvents, "traffic", "ring"})));
+  const JobResult job =
+      run_job(4, concat_arguments({"-x", std::string("LD_PRELOAD=") + MPIMON_LAYOUT_MISMATCH_SHIM},
+                                  concat_arguments(monitoring_arguments(), {kEvents, "traffic", "ring"})));
   EXPECT_EQ(job.exit_code, 0) << job.output;
   const std::string warning = "mpimon: MPI_T events are off for point-to-point: the MPI_T events library";
   const auto first = job.output.find(warning);

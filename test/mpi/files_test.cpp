@@ -17,6 +17,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::test {
 namespace {
@@ -79,9 +81,10 @@ std::optional<JobResult> run_on_full_disk(const std::string& command, int free_p
   return job;
 }
 
-#define SKIP_WITHOUT_MOUNT_NAMESPACE(job)                                                                  \
-  if (!(job)) GTEST_SKIP() << "needs root to mount a small tmpfs in a private mount namespace (unshare -m); " \
-                              "the full-disk behaviour is then untested here"
+#define SKIP_WITHOUT_MOUNT_NAMESPACE(job)                                                         \
+  if (!(job))                                                                                     \
+  GTEST_SKIP() << "needs root to mount a small tmpfs in a private mount namespace (unshare -m); " \
+                  "the full-disk behaviour is then untested here"
 
 // These tests list every file a run leaves, or cut its job file at a given line: the
 // time series (on by default; its own folder, its own tests in series_test.cpp) is off
@@ -94,8 +97,9 @@ struct SeriesOff {
 TEST(DiskFull, JobFileAndProfFilesOnAFullDiskAreNotWrittenAndSaySo4Ranks) {
   const SeriesOff series_off;
   const auto job = run_on_full_disk(mpirun_command(
-      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
-          "pml_monitoring_filename", "full/prof", "--mca", "pml_monitoring_job_file", "full/job.txt", kExample, "ring"}));
+      4,
+      {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
+       "pml_monitoring_filename", "full/prof", "--mca", "pml_monitoring_job_file", "full/job.txt", kExample, "ring"}));
   SKIP_WITHOUT_MOUNT_NAMESPACE(job);
   EXPECT_NE(job->output.find("exit code: 0"), std::string::npos) << job->output;
   EXPECT_NE(job->output.find("No space left on device"), std::string::npos) << job->output;
@@ -124,10 +128,9 @@ TEST(DiskFull, OnePageLeftGivesNoPartialSetOfProfFiles4Ranks) {
 }
 
 TEST(DiskFull, FlushOnAFullDiskReturnsAnErrorAndLosesNothing4Ranks) {
-  const auto job = run_on_full_disk(mpirun_command(4, {"--mca", "pml_monitoring_enable", "2", "--mca",
-                                                       "pml_monitoring_enable_output", "3", "--mca",
-                                                       "pml_monitoring_filename", "final", kPvars, "failing_flushes",
-                                                       "full/phase"}));
+  const auto job = run_on_full_disk(
+      mpirun_command(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
+                         "pml_monitoring_filename", "final", kPvars, "failing_flushes", "full/phase"}));
   SKIP_WITHOUT_MOUNT_NAMESPACE(job);
   EXPECT_NE(job->output.find("exit code: 0"), std::string::npos) << job->output;
   for (int r = 0; r < 4; ++r)
@@ -180,9 +183,9 @@ TEST(Flush, AnExistingPhaseFileIsNeverOverwrittenAndItsTrafficMovesOn4Ranks) {
   const fs::path folder = new_test_folder();
   std::ofstream(folder / "victim") << "precious\n";
   fs::create_symlink("victim", folder / "phase_1.2.prof");  // rank 2's first phase
-  const JobResult job = run_job_in(folder, 4, {"--mca", "pml_monitoring_enable", "2", "--mca",
-                                               "pml_monitoring_enable_output", "3", "--mca", "pml_monitoring_filename",
-                                               "final", kPvars, "phases"});
+  const JobResult job = run_job_in(folder, 4,
+                                   {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "final", kPvars, "phases"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_NE(job.output.find("rank 2: FAILED phases [flush write] [flush stop]"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("rank 2: flush not written: phase_1.2.prof: exists: a flush never overwrites"),
@@ -200,8 +203,8 @@ TEST(Flush, AnExistingPhaseFileIsNeverOverwrittenAndItsTrafficMovesOn4Ranks) {
 TEST(KilledRank, ARankDyingInTheJobFileLeavesNoTemporary8Ranks) {
   const SeriesOff series_off;
   const JobResult job =
-      run_job(8, {"-x", "LD_PRELOAD=" + kDieShim, "-x", "MPIMON_TEST_DIE_RANK=3", "--mca", "pml_monitoring_enable",
-                  "2", "--mca", "pml_monitoring_job_file", "job.txt", kExample, "ring"});
+      run_job(8, {"-x", "LD_PRELOAD=" + kDieShim, "-x", "MPIMON_TEST_DIE_RANK=3", "--mca", "pml_monitoring_enable", "2",
+                  "--mca", "pml_monitoring_job_file", "job.txt", kExample, "ring"});
   EXPECT_NE(job.exit_code, 0) << "rank 3 was killed: " << job.output;
   EXPECT_NE(job.output.find("exited on signal 9"), std::string::npos) << job.output;
   EXPECT_TRUE(names_in(job.folder).empty()) << "no temporary, no job file: " << job.output;
@@ -213,8 +216,8 @@ TEST(KilledRank, RankZeroKilledInTheJobFileLeavesNothingAndTheNextRunWrites4Rank
   // temporary is unnamed (ranks of rank 0's host open it through /proc), so nothing is
   // left; a named one (another host, no O_TMPFILE) would be removed by the next run
   // (AtomicFile.StaleTemporariesOfDeadProcessesAreRemovedOthersKept).
-  const std::vector<std::string> arguments = {"--mca", "pml_monitoring_enable", "2", "--mca",
-                                              "pml_monitoring_job_file", "job.txt", kExample, "ring"};
+  const std::vector<std::string> arguments = {
+      "--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "job.txt", kExample, "ring"};
   const JobResult killed =
       run_job(4, concat_arguments({"-x", "LD_PRELOAD=" + kDieShim, "-x", "MPIMON_TEST_DIE_RANK=0"}, arguments));
   EXPECT_NE(killed.exit_code, 0) << killed.output;
@@ -228,8 +231,17 @@ TEST(KilledRank, RankZeroKilledInTheJobFileLeavesNothingAndTheNextRunWrites4Rank
 
 TEST(SharedTemporary, RanksOfRankZerosHostOpenItUnnamedOthersByAHiddenName4Ranks) {
   const SeriesOff series_off;
-  const std::vector<std::string> arguments = {"--mca", "btl", "tcp,self", "--mca", "pml_monitoring_enable", "2", "--mca",
-                                              "pml_monitoring_verbose", "1", "--mca", "pml_monitoring_job_file",
+  const std::vector<std::string> arguments = {"--mca",
+                                              "btl",
+                                              "tcp,self",
+                                              "--mca",
+                                              "pml_monitoring_enable",
+                                              "2",
+                                              "--mca",
+                                              "pml_monitoring_verbose",
+                                              "1",
+                                              "--mca",
+                                              "pml_monitoring_job_file",
                                               "job.txt"};
   const JobResult here = run_job(4, concat_arguments(arguments, {kExample, "ring"}));
   ASSERT_EQ(here.exit_code, 0) << here.output;
@@ -238,8 +250,7 @@ TEST(SharedTemporary, RanksOfRankZerosHostOpenItUnnamedOthersByAHiddenName4Ranks
   // as on another host. Rank 0 then names the temporary for them.
   if (run_shell(new_test_folder(), "unshare -pf --mount-proc true").exit_code != 0)
     GTEST_SKIP() << "needs root for pid namespaces (unshare -pf): the named path is then untested here";
-  const JobResult apart =
-      run_job(4, concat_arguments(arguments, {"unshare", "-pf", "--mount-proc", kExample, "ring"}));
+  const JobResult apart = run_job(4, concat_arguments(arguments, {"unshare", "-pf", "--mount-proc", kExample, "ring"}));
   ASSERT_EQ(apart.exit_code, 0) << apart.output;
   EXPECT_NE(apart.output.find("(a named temporary: some ranks could not open rank 0's unnamed one)"), std::string::npos)
       << apart.output;
@@ -263,9 +274,9 @@ TEST(PlantedLinks, NoOutputOfARunIsWrittenThroughALinkAndUmask000Gives0644_4Rank
   for (const char* name : {"prof.0.prof", "prof.3.prof", "mpimon-job.txt", "mel.1.log"})
     fs::create_symlink("victim", folder / name);
   const JobResult job = run_shell(
-      folder, "umask 000 && " + mpirun_command(4, concat_arguments(logger_arguments("mel"),
-                                                                   concat_arguments(monitoring_arguments(2),
-                                                                                    {kExample, "ring"}))));
+      folder, "umask 000 && " +
+                  mpirun_command(4, concat_arguments(logger_arguments("mel"),
+                                                     concat_arguments(monitoring_arguments(2), {kExample, "ring"}))));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(read_text(folder / "victim"), "precious\n");
   for (const char* name : {"prof.0.prof", "prof.3.prof", "mpimon-job.txt", "mel.1.log"})
@@ -288,8 +299,8 @@ TEST(PlantedLinks, NoOutputOfARunIsWrittenThroughALinkAndUmask000Gives0644_4Rank
   EXPECT_TRUE(temporaries_in(folder).empty());
 
   // Flush phases, under umask 000 too.
-  const JobResult phases = run_shell(folder, "umask 000 && " + mpirun_command(4, {"--mca", "pml_monitoring_enable", "2",
-                                                                                  kPvars, "phases"}));
+  const JobResult phases =
+      run_shell(folder, "umask 000 && " + mpirun_command(4, {"--mca", "pml_monitoring_enable", "2", kPvars, "phases"}));
   expect_every_rank_ok(phases, 4, "phases");
   expect_mode_0644(folder / "phase_2.1.prof");
 
@@ -298,9 +309,9 @@ TEST(PlantedLinks, NoOutputOfARunIsWrittenThroughALinkAndUmask000Gives0644_4Rank
     fs::create_symlink("victim", folder / name);
   const JobResult tools = run_shell(
       folder, std::string("umask 000 && ") + MPIMON_BIN " matrix mpimon-job.txt.1 --format mat --output out && " +
-                  MPIMON_BIN " report mpimon-job.txt.1 -o report.html && " + MPIMON_BIN
-                  " show mpimon-job.txt.1 --svg heat.svg && " + MPIMON_BIN
-                  " place mpimon-job.txt.1 --topology 'pack:2 core:2 pu:1' --rankfile rf --keys keys");
+                  MPIMON_BIN " report mpimon-job.txt.1 -o report.html && " +
+                  MPIMON_BIN " show mpimon-job.txt.1 --svg heat.svg && " +
+                  MPIMON_BIN " place mpimon-job.txt.1 --topology 'pack:2 core:2 pu:1' --rankfile rf --keys keys");
   ASSERT_EQ(tools.exit_code, 0) << tools.output;
   EXPECT_EQ(read_text(folder / "victim"), "precious\n");
   for (const char* name : {"out_msg_all.mat", "report.html", "heat.svg", "rf", "keys"}) expect_mode_0644(folder / name);
@@ -314,10 +325,10 @@ TEST(LongPaths, AJobFileAndProfFilesUnderA400CharacterPathAreWritten4Ranks) {
   const fs::path folder = new_test_folder();
   const std::string deep = std::string(200, 'a') + "/" + std::string(200, 'b');
   fs::create_directories(folder / deep);
-  const JobResult job = run_job_in(folder, 4, {"--mca", "pml_monitoring_enable", "2", "--mca",
-                                               "pml_monitoring_enable_output", "3", "--mca", "pml_monitoring_filename",
-                                               deep + "/prof", "--mca", "pml_monitoring_job_file", deep + "/job.txt",
-                                               kExample, "ring"});
+  const JobResult job = run_job_in(folder, 4,
+                                   {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", deep + "/prof", "--mca",
+                                    "pml_monitoring_job_file", deep + "/job.txt", kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(job.output.find("mpimon:"), std::string::npos) << job.output;
   EXPECT_EQ(read_job_file((folder / deep / "job.txt").string()).records.size(), 4u);
@@ -326,9 +337,9 @@ TEST(LongPaths, AJobFileAndProfFilesUnderA400CharacterPathAreWritten4Ranks) {
 
 TEST(LongPaths, ATenThousandCharacterNameIsRefusedCleanly4Ranks) {
   const std::string name(10000, 'j');
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
-                                    "--mca", "pml_monitoring_filename", name, "--mca", "pml_monitoring_job_file", name,
-                                    kExample, "ring"});
+  const JobResult job =
+      run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", "--mca",
+                  "pml_monitoring_filename", name, "--mca", "pml_monitoring_job_file", name, kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output.substr(0, 2000);
   EXPECT_EQ(count_of(job.output, "File name too long (its file name has 10000 bytes; at most 255)"), 1u)
       << "the job file: " << job.output.substr(0, 2000);
@@ -370,10 +381,11 @@ TEST(ReRun, EachRunGetsItsOwnNumberAndNothingIsOverwritten) {
 
 TEST(EmptyFilename, FileOutputWithoutAFilenameWarnsOncePerJob4Ranks) {
   const SeriesOff series_off;
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
-                                    kExample, "ring"});
+  const JobResult job = run_job(
+      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3", kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(count_of(job.output, "pml_monitoring_enable_output asks for a file but pml_monitoring_filename is empty"), 1u)
+  EXPECT_EQ(count_of(job.output, "pml_monitoring_enable_output asks for a file but pml_monitoring_filename is empty"),
+            1u)
       << job.output;
   // No .prof file, nothing left behind, and the job file is still written.
   EXPECT_EQ(names_in(job.folder), std::set<std::string>{"mpimon-job.txt"});
@@ -434,7 +446,8 @@ TEST(DamagedJobFile, EmptyCutOrZeroFilledFilesAreErrorsWithExitStatus2) {
       {"cut.txt", "incomplete or corrupted job file"},
       {"zeros.txt", "zeros.txt: expected text, found a NUL byte at offset 0 (incomplete or corrupted file"}};
   for (const auto& [name, message] : expected) {
-    for (const char* command : {" matrix ", " show ", " report -o r.html ", " place --topology 'pack:2 core:2 pu:1' "}) {
+    for (const char* command :
+         {" matrix ", " show ", " report -o r.html ", " place --topology 'pack:2 core:2 pu:1' "}) {
       const JobResult tool = run_shell(job.folder, std::string(MPIMON_BIN) + command + name);
       EXPECT_EQ(tool.exit_code, 2) << command << name << ": " << tool.output;
       EXPECT_NE(tool.output.find(message), std::string::npos) << command << name << ": " << tool.output;

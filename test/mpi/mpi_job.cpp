@@ -1,4 +1,5 @@
 #include "mpi_job.h"
+#include "readers/prof_reader.h"
 
 #include <sys/wait.h>
 
@@ -83,9 +84,9 @@ std::string mpirun_command(int ranks, const std::vector<std::string>& arguments,
 std::string component_environment(Components components) {
   // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
   // monitoring components are found.
-  return components == Components::ours
-             ? "env OMPI_MCA_mca_base_component_path=" + quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
-             : "env -u OMPI_MCA_mca_base_component_path";
+  return components == Components::ours ? "env OMPI_MCA_mca_base_component_path=" +
+                                              quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
+                                        : "env -u OMPI_MCA_mca_base_component_path";
 }
 
 JobResult run_shell(const fs::path& folder, const std::string& command) {
@@ -95,8 +96,8 @@ JobResult run_shell(const fs::path& folder, const std::string& command) {
   // Sanitizer builds: the runtime's options for whatever the command starts (mpirun
   // through mpimon run, say: its ranks inherit them).
   const std::string environment =
-      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-      MPIMON_SANITIZER_ENV "; ";
+      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_rmaps_base_oversubscribe=1 " MPIMON_SANITIZER_ENV "; ";
   FILE* pipe = ::popen((environment + "cd " + quote(folder.string()) + " && " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::array<char, 4096> buffer;
@@ -112,8 +113,9 @@ std::vector<std::string> binary_tree_reduce_arguments() {
 }
 
 std::vector<std::string> monitoring_arguments(int level) {
-  return {"--mca", "pml_monitoring_enable", std::to_string(level), "--mca", "pml_monitoring_enable_output", "3",
-          "--mca", "pml_monitoring_filename", "prof"};
+  return {"--mca", "pml_monitoring_enable",        std::to_string(level),
+          "--mca", "pml_monitoring_enable_output", "3",
+          "--mca", "pml_monitoring_filename",      "prof"};
 }
 
 std::vector<ProfLine> read_lines(const fs::path& folder, int ranks, const std::string& prefix) {

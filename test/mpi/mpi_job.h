@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "formats/prof_format.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::test {
 
@@ -27,7 +27,8 @@ JobResult run_job(int ranks, const std::vector<std::string>& arguments, Componen
 JobResult run_job_in(const std::filesystem::path& folder, int ranks, const std::vector<std::string>& arguments,
                      Components components = Components::ours);
 // The shell command run_job_in runs (for wrapping it, e.g. in `unshare -m`).
-std::string mpirun_command(int ranks, const std::vector<std::string>& arguments, Components components = Components::ours);
+std::string mpirun_command(int ranks, const std::vector<std::string>& arguments,
+                           Components components = Components::ours);
 // `s` quoted for the shell.
 std::string shell_quote(const std::string& s);
 // Sanitizer builds (cmake/Sanitizers.cmake) only, else "": the environment assignments

@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
     } else if (mode == "partners") {
       partners();
     } else {
-      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners)\n", mode.c_str());
+      std::fprintf(stderr, "mpi_patterns: unknown mode '%s' (comms, threads N, names, hosts, partners)\n",
+                   mode.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

@@ -7,6 +7,7 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
 
 using namespace mpimon;
 using namespace mpimon::test;

@@ -59,7 +59,8 @@ void expect_per_peer(const std::string& what, const Values& values, const Values
   check(static_cast<int>(values.size()) == size, what + ": " + std::to_string(values.size()) + " values");
   for (int p = 0; p < size && p < static_cast<int>(values.size()); ++p) {
     const unsigned long long got = values[p] - (before.empty() ? 0 : before[p]), want = expected(p);
-    check(got == want, what + "[" + std::to_string(p) + "]=" + std::to_string(got) + " expected " + std::to_string(want));
+    check(got == want,
+          what + "[" + std::to_string(p) + "]=" + std::to_string(got) + " expected " + std::to_string(want));
   }
 }
 
@@ -249,9 +250,12 @@ int main(int argc, char** argv) {
   MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
   MPI_T_pvar_session session;
   MPI_T_pvar_session_create(&session);
-  if (mode == "three_phases") three_phases(session);
-  else if (mode == "token_phases") token_phases(session);
-  else if (mode == "reduce_count") reduce_count(session);
+  if (mode == "three_phases")
+    three_phases(session);
+  else if (mode == "token_phases")
+    token_phases(session);
+  else if (mode == "reduce_count")
+    reduce_count(session);
   else {
     std::fprintf(stderr, "ompi_style_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

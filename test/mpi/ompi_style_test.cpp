@@ -77,10 +77,9 @@ TEST(OpenMpiStyle, TokenRingCountsReducedWithMax4Ranks) {
 TEST(OpenMpiStyle, DebiansProfilingLibraryWritesTheMatricesOfOurDumps4Ranks) {
   if (!fs::exists(kProfilingLibrary)) GTEST_SKIP() << kProfilingLibrary << " not installed";
   const int n = 4;
-  const JobResult job =
-      run_job(n, concat_arguments(concat_arguments({"-x", "LD_PRELOAD=" + kProfilingLibrary.string()},
-                                                   monitoring_arguments(2)),
-                                  {kExample, "ring", "reduce", "halo"}));
+  const JobResult job = run_job(
+      n, concat_arguments(concat_arguments({"-x", "LD_PRELOAD=" + kProfilingLibrary.string()}, monitoring_arguments(2)),
+                          {kExample, "ring", "reduce", "halo"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_NE(job.output.find("writing 4x4 matrix to monitoring_all_avg.mat"), std::string::npos) << job.output;
 
@@ -115,12 +114,16 @@ TEST(OpenMpiStyle, DebiansProfilingLibraryWritesTheMatricesOfOurDumps4Ranks) {
         all_size[i][j] = pml_size[i][j] + coll_size[i][j] + osc_size[i][j];
       }
   const std::pair<const char*, Matrix> expected[] = {
-      {"monitoring_pml_msg.mat", pml_count},   {"monitoring_pml_size.mat", pml_size},
+      {"monitoring_pml_msg.mat", pml_count},
+      {"monitoring_pml_size.mat", pml_size},
       {"monitoring_pml_avg.mat", average(pml_size, pml_count)},
-      {"monitoring_coll_msg.mat", coll_count}, {"monitoring_coll_size.mat", coll_size},
+      {"monitoring_coll_msg.mat", coll_count},
+      {"monitoring_coll_size.mat", coll_size},
       {"monitoring_coll_avg.mat", average(coll_size, coll_count)},
-      {"monitoring_osc_msg.mat", osc_count},   {"monitoring_osc_size.mat", osc_size},
-      {"monitoring_all_msg.mat", all_count},   {"monitoring_all_size.mat", all_size},
+      {"monitoring_osc_msg.mat", osc_count},
+      {"monitoring_osc_size.mat", osc_size},
+      {"monitoring_all_msg.mat", all_count},
+      {"monitoring_all_size.mat", all_size},
       {"monitoring_all_avg.mat", average(all_size, all_count)},
   };
   for (const auto& [file, m] : expected) EXPECT_EQ(read_text(job.folder / file), mat_text(m)) << file;

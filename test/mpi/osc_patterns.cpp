@@ -85,8 +85,8 @@ void check_delta(const Totals& before, const Totals& now, const Totals& expected
   for (int v = 0; v < 4; ++v) {
     std::vector<unsigned long long> delta(now[v].size());
     for (size_t i = 0; i < delta.size(); ++i) delta[i] = now[v][i] - before[v][i];
-    check(delta == expected[v], label + " " + kSizeVariables[v] + " delta " + join(delta) + " expected " +
-                                    join(expected[v]));
+    check(delta == expected[v],
+          label + " " + kSizeVariables[v] + " delta " + join(delta) + " expected " + join(expected[v]));
   }
 }
 
@@ -94,13 +94,34 @@ void check_delta(const Totals& before, const Totals& now, const Totals& expected
 // ops: every RMA operation, with exact expected accounting
 
 enum Op {
-  op_put, op_rput, op_get, op_rget, op_accumulate, op_raccumulate, op_get_accumulate, op_rget_accumulate,
-  op_fetch_and_op, op_compare_and_swap, op_get_accumulate_no_op, op_fetch_and_op_no_op, op_put_vector, op_count
+  op_put,
+  op_rput,
+  op_get,
+  op_rget,
+  op_accumulate,
+  op_raccumulate,
+  op_get_accumulate,
+  op_rget_accumulate,
+  op_fetch_and_op,
+  op_compare_and_swap,
+  op_get_accumulate_no_op,
+  op_fetch_and_op_no_op,
+  op_put_vector,
+  op_count
 };
-const char* const kOpNames[op_count] = {"put", "rput", "get", "rget", "accumulate", "raccumulate",
-                                        "get_accumulate", "rget_accumulate", "fetch_and_op",
-                                        "compare_and_swap", "get_accumulate(MPI_NO_OP)",
-                                        "fetch_and_op(MPI_NO_OP)", "put(vector type)"};
+const char* const kOpNames[op_count] = {"put",
+                                        "rput",
+                                        "get",
+                                        "rget",
+                                        "accumulate",
+                                        "raccumulate",
+                                        "get_accumulate",
+                                        "rget_accumulate",
+                                        "fetch_and_op",
+                                        "compare_and_swap",
+                                        "get_accumulate(MPI_NO_OP)",
+                                        "fetch_and_op(MPI_NO_OP)",
+                                        "put(vector type)"};
 
 // Elements of MPI_INT that rank r moves to target t with operation k (data operations),
 // or the number of calls (atomic operations, one element each).
@@ -112,13 +133,26 @@ int calls(int t) { return t + 1; }
 std::vector<unsigned long long> expected_op(int k, int r, int t) {
   const unsigned long long c = elements(k, r, t), a = calls(t);
   switch (k) {
-    case op_put: case op_rput: case op_accumulate: case op_raccumulate: return {1, 4 * c, 0, 0};
-    case op_get: case op_rget: return {0, 0, 1, 4 * c};
-    case op_get_accumulate: case op_rget_accumulate: return {1, 4 * c, 1, 4 * c};
-    case op_fetch_and_op: case op_compare_and_swap: return {a, 4 * a, a, 4 * a};
-    case op_get_accumulate_no_op: return {0, 0, 1, 4 * c};
-    case op_fetch_and_op_no_op: return {0, 0, a, 4 * a};
-    case op_put_vector: return {1, 4 * 2 * c, 0, 0};  // c vectors of 2 ints (stride 2): 8 bytes each
+    case op_put:
+    case op_rput:
+    case op_accumulate:
+    case op_raccumulate:
+      return {1, 4 * c, 0, 0};
+    case op_get:
+    case op_rget:
+      return {0, 0, 1, 4 * c};
+    case op_get_accumulate:
+    case op_rget_accumulate:
+      return {1, 4 * c, 1, 4 * c};
+    case op_fetch_and_op:
+    case op_compare_and_swap:
+      return {a, 4 * a, a, 4 * a};
+    case op_get_accumulate_no_op:
+      return {0, 0, 1, 4 * c};
+    case op_fetch_and_op_no_op:
+      return {0, 0, a, 4 * a};
+    case op_put_vector:
+      return {1, 4 * 2 * c, 0, 0};  // c vectors of 2 ints (stride 2): 8 bytes each
   }
   return {};
 }
@@ -147,11 +181,21 @@ void ops(bool threads, bool check_pvars = true) {
       const MPI_Aint slot = world_rank * 16;  // this origin's own region for put/get
       MPI_Request request = MPI_REQUEST_NULL;
       switch (k) {
-        case op_put: MPI_Put(origin.data(), c, MPI_INT, t, slot, c, MPI_INT, win); break;
-        case op_rput: MPI_Rput(origin.data(), c, MPI_INT, t, slot, c, MPI_INT, win, &request); break;
-        case op_get: MPI_Get(result.data(), c, MPI_INT, t, slot, c, MPI_INT, win); break;
-        case op_rget: MPI_Rget(result.data(), c, MPI_INT, t, slot, c, MPI_INT, win, &request); break;
-        case op_accumulate: MPI_Accumulate(origin.data(), c, MPI_INT, t, 64, c, MPI_INT, MPI_SUM, win); break;
+        case op_put:
+          MPI_Put(origin.data(), c, MPI_INT, t, slot, c, MPI_INT, win);
+          break;
+        case op_rput:
+          MPI_Rput(origin.data(), c, MPI_INT, t, slot, c, MPI_INT, win, &request);
+          break;
+        case op_get:
+          MPI_Get(result.data(), c, MPI_INT, t, slot, c, MPI_INT, win);
+          break;
+        case op_rget:
+          MPI_Rget(result.data(), c, MPI_INT, t, slot, c, MPI_INT, win, &request);
+          break;
+        case op_accumulate:
+          MPI_Accumulate(origin.data(), c, MPI_INT, t, 64, c, MPI_INT, MPI_SUM, win);
+          break;
         case op_raccumulate:
           MPI_Raccumulate(origin.data(), c, MPI_INT, t, 64, c, MPI_INT, MPI_SUM, win, &request);
           break;
@@ -165,8 +209,12 @@ void ops(bool threads, bool check_pvars = true) {
         case op_get_accumulate_no_op:
           MPI_Get_accumulate(nullptr, 0, MPI_INT, result.data(), c, MPI_INT, t, 64, c, MPI_INT, MPI_NO_OP, win);
           break;
-        case op_put_vector: MPI_Put(origin.data(), c, vector, t, slot, 2 * c, MPI_INT, win); break;
-        case op_fetch_and_op: case op_compare_and_swap: case op_fetch_and_op_no_op:
+        case op_put_vector:
+          MPI_Put(origin.data(), c, vector, t, slot, 2 * c, MPI_INT, win);
+          break;
+        case op_fetch_and_op:
+        case op_compare_and_swap:
+        case op_fetch_and_op_no_op:
           for (int i = 0; i < calls(t); ++i) {
             if (k == op_fetch_and_op) MPI_Fetch_and_op(&one, &fetched, MPI_INT, t, 80, MPI_SUM, win);
             if (k == op_fetch_and_op_no_op) MPI_Fetch_and_op(nullptr, &fetched, MPI_INT, t, 80, MPI_NO_OP, win);
@@ -376,7 +424,6 @@ void sync_calls() {
 // ---------------------------------------------------------------------------------------
 // pvars on MPI_COMM_WORLD and a split communicator
 
-
 // On a window over `comm`: (w + 1) puts of 8 bytes and one get of 4 bytes to every
 // member whose world rank is w (self included).
 void put_get_pattern(MPI_Comm comm) {
@@ -456,9 +503,10 @@ void errors() {
   const int no_epoch_get = MPI_Get(&value, 1, MPI_INT, right(), 0, 1, MPI_INT, win);
   // Unlocking a window that was never locked.
   const int bad_unlock = MPI_Win_unlock(right(), win);
-  std::printf("rank %d: put to invalid rank returned %d, put outside an epoch %d, get outside an epoch %d, "
-              "unlock without lock %d\n",
-              world_rank, bad_rank, no_epoch, no_epoch_get, bad_unlock);
+  std::printf(
+      "rank %d: put to invalid rank returned %d, put outside an epoch %d, get outside an epoch %d, "
+      "unlock without lock %d\n",
+      world_rank, bad_rank, no_epoch, no_epoch_get, bad_unlock);
   check(bad_rank != MPI_SUCCESS, "put to an invalid rank succeeded");
   check(no_epoch != MPI_SUCCESS, "put outside an epoch succeeded");
   const Totals after = read_totals(MPI_COMM_WORLD);
@@ -503,13 +551,20 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   MPI_T_pvar_session_create(&session);
-  if (mode == "ops") ops(threads);
-  else if (mode == "flavors") flavors();
-  else if (mode == "sync") sync_calls();
-  else if (mode == "pvars") pvars();
-  else if (mode == "errors") errors();
-  else if (mode == "many_windows") many_windows();
-  else if (mode == "unmonitored") unmonitored();
+  if (mode == "ops")
+    ops(threads);
+  else if (mode == "flavors")
+    flavors();
+  else if (mode == "sync")
+    sync_calls();
+  else if (mode == "pvars")
+    pvars();
+  else if (mode == "errors")
+    errors();
+  else if (mode == "many_windows")
+    many_windows();
+  else if (mode == "unmonitored")
+    unmonitored();
   else {
     std::fprintf(stderr, "osc_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

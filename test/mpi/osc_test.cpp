@@ -9,6 +9,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;
@@ -32,13 +34,33 @@ std::array<uint64_t, 4> ops_totals(int r, int t) {
     const uint64_t c = (r + 2 * t + k) % 5 + 1, a = t + 1;
     std::array<uint64_t, 4> e{};
     switch (k) {
-      case 0: case 1: case 4: case 5: e = {1, 4 * c, 0, 0}; break;  // put, rput, accumulate, raccumulate
-      case 2: case 3: e = {0, 0, 1, 4 * c}; break;                  // get, rget
-      case 6: case 7: e = {1, 4 * c, 1, 4 * c}; break;              // get_accumulate, rget_accumulate
-      case 8: case 9: e = {a, 4 * a, a, 4 * a}; break;              // fetch_and_op, compare_and_swap
-      case 10: e = {0, 0, 1, 4 * c}; break;                         // get_accumulate(MPI_NO_OP)
-      case 11: e = {0, 0, a, 4 * a}; break;                         // fetch_and_op(MPI_NO_OP)
-      case 12: e = {1, 8 * c, 0, 0}; break;                         // put of c vectors of 2 ints
+      case 0:
+      case 1:
+      case 4:
+      case 5:
+        e = {1, 4 * c, 0, 0};
+        break;  // put, rput, accumulate, raccumulate
+      case 2:
+      case 3:
+        e = {0, 0, 1, 4 * c};
+        break;  // get, rget
+      case 6:
+      case 7:
+        e = {1, 4 * c, 1, 4 * c};
+        break;  // get_accumulate, rget_accumulate
+      case 8:
+      case 9:
+        e = {a, 4 * a, a, 4 * a};
+        break;  // fetch_and_op, compare_and_swap
+      case 10:
+        e = {0, 0, 1, 4 * c};
+        break;  // get_accumulate(MPI_NO_OP)
+      case 11:
+        e = {0, 0, a, 4 * a};
+        break;  // fetch_and_op(MPI_NO_OP)
+      case 12:
+        e = {1, 8 * c, 0, 0};
+        break;  // put of c vectors of 2 ints
     }
     for (int i = 0; i < 4; ++i) total[i] += e[i];
   }
@@ -112,8 +134,10 @@ bool has_sync_lines(const fs::path& folder, int ranks) {
 Edges job_osc_edges(const fs::path& job_file) {
   Edges edges;
   for (const JobRecord& r : read_job_file(job_file.string()).records) {
-    if (r.category == Category::osc_sent) edges[{'S', r.source, r.destination}] = {r.counters.bytes, r.counters.messages};
-    if (r.category == Category::osc_recv) edges[{'R', r.source, r.destination}] = {r.counters.bytes, r.counters.messages};
+    if (r.category == Category::osc_sent)
+      edges[{'S', r.source, r.destination}] = {r.counters.bytes, r.counters.messages};
+    if (r.category == Category::osc_recv)
+      edges[{'R', r.source, r.destination}] = {r.counters.bytes, r.counters.messages};
   }
   return edges;
 }
@@ -176,9 +200,9 @@ TEST(Osc, SyncCallsCountedAndTimedPerWindowInProfAndJobFile4Ranks) {
   // lock/unlock, lock_all with flush_all, flush_local_all, sync, and 2 flushes, 1
   // flush_local. Then the unnamed windows: "window 1" (1 fence) and "window 2" (3 fences).
   const std::map<std::string, uint64_t> named = {
-      {"fence", 5}, {"start", 2},      {"complete", 2},   {"post", 2},  {"wait", 1},
-      {"lock", 3},  {"unlock", 3},     {"lock_all", 1},   {"unlock_all", 1}, {"sync", 1},
-      {"flush", 2}, {"flush_all", 1},  {"flush_local", 1}, {"flush_local_all", 1}};
+      {"fence", 5}, {"start", 2},     {"complete", 2},    {"post", 2},           {"wait", 1},
+      {"lock", 3},  {"unlock", 3},    {"lock_all", 1},    {"unlock_all", 1},     {"sync", 1},
+      {"flush", 2}, {"flush_all", 1}, {"flush_local", 1}, {"flush_local_all", 1}};
   for (int r = 0; r < 4; ++r) {
     for (const auto& [kind, calls] : named) {
       const auto it = lines.find({r, "sync window", kind});
@@ -225,7 +249,8 @@ TEST(Osc, FailingCallsReturnTheirErrorUnchangedAndRecordNothing4Ranks) {
   // The same return codes as without our component.
   const JobResult plain = run_osc(4, {"--mca", "osc", "^monitoring"}, {"errors"});
   expect_every_rank_ok(plain, 4, "errors");
-  const std::regex codes(R"(rank (\d): put to invalid rank returned (\d+), put outside an epoch (\d+), get outside an epoch (\d+), unlock without lock (\d+))");
+  const std::regex codes(
+      R"(rank (\d): put to invalid rank returned (\d+), put outside an epoch (\d+), get outside an epoch (\d+), unlock without lock (\d+))");
   auto collect = [&](const std::string& output) {
     std::map<int, std::string> out;
     for (std::sregex_iterator it(output.begin(), output.end(), codes), end; it != end; ++it)

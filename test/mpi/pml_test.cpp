@@ -7,6 +7,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;
@@ -39,7 +41,8 @@ TEST(PmlDump, Ring4Ranks) {
   expect_success(job);
   const auto lines = read_lines(job.folder, 4);
   std::vector<ProfLine> external;
-  for (const auto& l : lines) if (l.kind == 'E') external.push_back(l);
+  for (const auto& l : lines)
+    if (l.kind == 'E') external.push_back(l);
   ASSERT_EQ(external.size(), 4u);
   for (const ProfLine& l : external) {
     EXPECT_EQ(l.peer, (l.me + 1) % 4);
@@ -51,7 +54,8 @@ TEST(PmlDump, Ring4Ranks) {
 }
 
 TEST(PmlDump, BinaryTreeReduce8RanksHasExactlyTheTreeEdges) {
-  const JobResult job = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
+  const JobResult job =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "reduce"}));
   expect_success(job);
   const Edges expected = {{{'I', 1, 0}, {64, 1}}, {{'I', 2, 0}, {64, 1}}, {{'I', 3, 1}, {64, 1}},
                           {{'I', 5, 1}, {64, 1}}, {{'I', 4, 2}, {64, 1}}, {{'I', 6, 2}, {64, 1}},
@@ -107,8 +111,10 @@ TEST(PmlDump, FourThreadsUnderThreadMultipleCountExactly4Ranks) {
 
 TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
   const auto program = std::vector<std::string>{kExample, "ring", "reduce"};
-  const JobResult level1 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(1), kBinaryTreeReduce), program));
-  const JobResult level2 = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(2), kBinaryTreeReduce), program));
+  const JobResult level1 =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(1), kBinaryTreeReduce), program));
+  const JobResult level2 =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(2), kBinaryTreeReduce), program));
   expect_success(level1);
   expect_success(level2);
   const Edges split = read_edges(level2.folder, "EI");
@@ -126,7 +132,8 @@ TEST(PmlDump, EnableLevel1PutsInternalTrafficWithTheApplications8Ranks) {
 TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
   // Same program under Debian's own component and ours (no persistent sends, which the
   // distro does not count).
-  const auto program = concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce), {kExample, "ring", "reduce", "halo"});
+  const auto program = concat_arguments(concat_arguments(monitoring_arguments(), kBinaryTreeReduce),
+                                        {kExample, "ring", "reduce", "halo"});
   const JobResult distro = run_job(8, program, Components::distro);
   const JobResult ours = run_job(8, program, Components::ours);
   expect_success(distro);
@@ -140,19 +147,20 @@ TEST(PmlDump, PointToPointSectionIsByteIdenticalToOpenMpisComponent8Ranks) {
 }
 
 TEST(PmlDump, StandardOutputDump4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "1", kExample, "ring"});
+  const JobResult job = run_job(
+      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1", kExample, "ring"});
   expect_success(job);
   for (int r = 0; r < 4; ++r) {
-    const std::string line = "E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) + "\t1024 bytes\t1 msgs sent\t";
+    const std::string line =
+        "E\t" + std::to_string(r) + "\t" + std::to_string((r + 1) % 4) + "\t1024 bytes\t1 msgs sent\t";
     EXPECT_NE(job.output.find(line), std::string::npos) << job.output;
   }
 }
 
 TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
-  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none",
-                                                                    "-screen", "none"}));
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log",
+                                                                             "none", "-screen", "none"}));
   expect_success(job);
   const Edges edges = read_edges(job.folder, "EI");
   int external = 0;
@@ -186,8 +194,8 @@ TEST(PmlBadInput, NegativeEnableWarnsAndRunsUnmonitored4Ranks) {
 }
 
 TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "3", "--mca", "pml_monitoring_filename", "missing/folder/prof", kExample, "ring"});
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "missing/folder/prof", kExample, "ring"});
   expect_success(job);
   EXPECT_NE(job.output.find("rank 2: monitoring dump not written: missing/folder/prof.2.prof: cannot open its folder "
                             "missing/folder: No such file or directory"),
@@ -201,11 +209,12 @@ TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
 }
 
 TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) {
-  const JobResult alone = run_job(4, concat_arguments({"--mca", "pml", "ob1"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+  const JobResult alone = run_job(
+      4, concat_arguments({"--mca", "pml", "ob1"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
   expect_success(alone);
   EXPECT_TRUE(files_in(alone.folder).empty()) << "Open MPI never opens our component with --mca pml ob1";
-  const JobResult listed =
-      run_job(4, concat_arguments({"--mca", "pml", "ob1,monitoring"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+  const JobResult listed = run_job(4, concat_arguments({"--mca", "pml", "ob1,monitoring"},
+                                                       concat_arguments(monitoring_arguments(), {kExample, "ring"})));
   expect_success(listed);
   EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
 }

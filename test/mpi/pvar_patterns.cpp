@@ -56,7 +56,8 @@ void snippet(MPI_T_pvar_session session) {
   MPI_Allreduce(MPI_IN_PLACE, counts, count, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
   /* Operations on counts */
   check(count == world_size, "count " + std::to_string(count));
-  for (int i = 0; i < count; ++i) check(counts[i] == 1, "counts[" + std::to_string(i) + "]=" + std::to_string(counts[i]));
+  for (int i = 0; i < count; ++i)
+    check(counts[i] == 1, "counts[" + std::to_string(i) + "]=" + std::to_string(counts[i]));
   free(counts);
   MPI_T_pvar_stop(session, count_handle);
   MPI_T_pvar_handle_free(session, &count_handle);
@@ -106,15 +107,14 @@ void check_comm(MPI_T_pvar_session session, MPI_Comm comm, const std::vector<int
       const int w = world_of[i];
       const unsigned long long messages = w == world_rank ? 0 : w + 1;
       const unsigned long long expected = size_variable ? 8 * messages : messages;
-      check(values[i] - before[i] == expected, label + " " + name + "[" + std::to_string(i) + "]=" + std::to_string(values[i]) +
-                                       " expected " + std::to_string(expected));
+      check(values[i] - before[i] == expected, label + " " + name + "[" + std::to_string(i) + "]=" +
+                                                   std::to_string(values[i]) + " expected " + std::to_string(expected));
     }
     check(values[count] == 777, label + " wrote past count");
     MPI_T_pvar_stop(session, handle);
     MPI_T_pvar_handle_free(session, &handle);
   }
 }
-
 
 void split(MPI_T_pvar_session session) {
   MPI_Comm half;
@@ -134,7 +134,8 @@ void intercomm(MPI_T_pvar_session session) {
   // Creating the intercommunicator exchanged user-tag messages between the leaders on
   // MPI_COMM_WORLD: take them as the baseline.
   const std::vector<std::vector<unsigned long long>> baseline = {
-      read_all(session, inter, "pml_monitoring_messages_count"), read_all(session, inter, "pml_monitoring_messages_size")};
+      read_all(session, inter, "pml_monitoring_messages_count"),
+      read_all(session, inter, "pml_monitoring_messages_size")};
   all_to_all_pattern();
   check_comm(session, inter, scenario::world_ranks_of(inter, true), "intercomm", baseline);
   MPI_Comm_free(&inter);
@@ -199,10 +200,12 @@ void freed(MPI_T_pvar_session session) {
 
 void misuse(MPI_T_pvar_session session) {
   int index;
-  check(MPI_T_pvar_get_index("pml_monitoring_no_such_variable", MPI_T_PVAR_CLASS_SIZE, &index) ==
-            MPI_T_ERR_INVALID_NAME, "unknown name");
-  check(MPI_T_pvar_get_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_COUNTER, &index) ==
-            MPI_T_ERR_INVALID_NAME, "wrong class");
+  check(
+      MPI_T_pvar_get_index("pml_monitoring_no_such_variable", MPI_T_PVAR_CLASS_SIZE, &index) == MPI_T_ERR_INVALID_NAME,
+      "unknown name");
+  check(
+      MPI_T_pvar_get_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_COUNTER, &index) == MPI_T_ERR_INVALID_NAME,
+      "wrong class");
   index = pvar_index("pml_monitoring_messages_count", MPI_T_PVAR_CLASS_SIZE);
   MPI_Comm comm = MPI_COMM_WORLD;
   MPI_T_pvar_handle handle;
@@ -356,7 +359,8 @@ void failing_flushes(MPI_T_pvar_session session, const char* full_prefix) {
     const int stopped = MPI_T_pvar_stop(session, flush);
     const int expected_stop = expected == MPI_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_PVAR_NO_STARTSTOP;
     check(stopped == expected_stop, what + ": stop returned " + std::to_string(stopped));
-    check(written == expected, what + ": write returned " + std::to_string(written) + ", expected " + std::to_string(expected));
+    check(written == expected,
+          what + ": write returned " + std::to_string(written) + ", expected " + std::to_string(expected));
     // A failed stop leaves the handle started (nothing ended); a successful one needs a start.
     if (stopped == MPI_SUCCESS) MPI_T_pvar_start(session, flush);
   };
@@ -380,16 +384,26 @@ int main(int argc, char** argv) {
   scenario::init(argc, argv);
   MPI_T_pvar_session session;
   MPI_T_pvar_session_create(&session);
-  if (mode == "snippet") snippet(session);
-  else if (mode == "split") split(session);
-  else if (mode == "intercomm") intercomm(session);
-  else if (mode == "two_handles") two_handles(session);
-  else if (mode == "freed") freed(session);
-  else if (mode == "misuse") misuse(session);
-  else if (mode == "phases") phases(session);
-  else if (mode == "failing_flushes") failing_flushes(session, argc > 2 ? argv[2] : nullptr);
-  else if (mode == "bad_objects") bad_objects(session);
-  else if (mode == "control_variables") control_variables();
+  if (mode == "snippet")
+    snippet(session);
+  else if (mode == "split")
+    split(session);
+  else if (mode == "intercomm")
+    intercomm(session);
+  else if (mode == "two_handles")
+    two_handles(session);
+  else if (mode == "freed")
+    freed(session);
+  else if (mode == "misuse")
+    misuse(session);
+  else if (mode == "phases")
+    phases(session);
+  else if (mode == "failing_flushes")
+    failing_flushes(session, argc > 2 ? argv[2] : nullptr);
+  else if (mode == "bad_objects")
+    bad_objects(session);
+  else if (mode == "control_variables")
+    control_variables();
   else {
     std::fprintf(stderr, "pvar_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -6,6 +6,8 @@
 
 #include "formats/job_format.h"
 #include "mpi_job.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;
@@ -22,12 +24,15 @@ JobResult run_pvars(int ranks, const std::string& mode) {
 
 // (source, destination, category) -> (messages, bytes) from the .prof files of a job.
 std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> prof_records(const fs::path& folder,
-                                                                                    const std::string& prefix,
-                                                                                    int ranks) {
+                                                                                     const std::string& prefix,
+                                                                                     int ranks) {
   std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> out;
   for (const ProfLine& l : read_lines(folder, ranks, prefix)) {
-    const Category c = l.kind == 'E' ? Category::external : l.kind == 'I' ? Category::internal
-                       : l.kind == 'S' ? Category::osc_sent : l.kind == 'R' ? Category::osc_recv : Category::coll;
+    const Category c = l.kind == 'E'   ? Category::external
+                       : l.kind == 'I' ? Category::internal
+                       : l.kind == 'S' ? Category::osc_sent
+                       : l.kind == 'R' ? Category::osc_recv
+                                       : Category::coll;
     auto& v = out[{l.me, l.peer, c}];
     v.first += l.messages;
     v.second += l.bytes;
@@ -37,7 +42,8 @@ std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> prof_rec
 
 std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> job_records(const JobFile& file) {
   std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> out;
-  for (const JobRecord& r : file.records) out[{r.source, r.destination, r.category}] = {r.counters.messages, r.counters.bytes};
+  for (const JobRecord& r : file.records)
+    out[{r.source, r.destination, r.category}] = {r.counters.messages, r.counters.bytes};
   return out;
 }
 
@@ -45,7 +51,9 @@ std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> job_reco
 
 TEST(Pvars, MonitoringPaperSnippetWorksUnchanged4Ranks) { expect_every_rank_ok(run_pvars(4, "snippet"), 4, "snippet"); }
 
-TEST(Pvars, WorldAndSplitCommunicatorWithReversedKeys6Ranks) { expect_every_rank_ok(run_pvars(6, "split"), 6, "split"); }
+TEST(Pvars, WorldAndSplitCommunicatorWithReversedKeys6Ranks) {
+  expect_every_rank_ok(run_pvars(6, "split"), 6, "split");
+}
 
 TEST(Pvars, IntercommunicatorValuesFollowTheRemoteGroup6Ranks) {
   expect_every_rank_ok(run_pvars(6, "intercomm"), 6, "intercomm");
@@ -79,9 +87,9 @@ TEST(Pvars, InvalidObjectsAreRefusedWithAnErrorNotACrash4Ranks) {
 
 // Integers in MPI_T (MPI_INT, no enumeration), as Debian's component registers them.
 TEST(Pvars, IntegerControlVariablesAreMpiInt4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_verbose", "1",
-                                    "--mca", "osc_monitoring_sync_timing", "1", "--mca", "osc_monitoring_wait_states", "1",
-                                    kPvars, "control_variables"});
+  const JobResult job = run_job(
+      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_verbose", "1", "--mca",
+          "osc_monitoring_sync_timing", "1", "--mca", "osc_monitoring_wait_states", "1", kPvars, "control_variables"});
   expect_every_rank_ok(job, 4, "control_variables");
   for (const char* line : {"rank 2: cvar pml_monitoring_enable=2\n", "rank 2: cvar pml_monitoring_enable_output=0\n",
                            "rank 2: cvar pml_monitoring_verbose=1\n", "rank 2: cvar osc_monitoring_sync_timing=1\n",
@@ -91,9 +99,9 @@ TEST(Pvars, IntegerControlVariablesAreMpiInt4Ranks) {
 
 // Invalid text still gets our one warning per parameter and job, and reads as the default.
 TEST(Pvars, InvalidIntegerTextWarnsOnceAndReadsAsTheDefault4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "1k", "--mca", "pml_monitoring_verbose", "abc", "--mca", "osc_monitoring_wait_states", "-1",
-                                    kPvars, "control_variables"});
+  const JobResult job = run_job(
+      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1k", "--mca",
+          "pml_monitoring_verbose", "abc", "--mca", "osc_monitoring_wait_states", "-1", kPvars, "control_variables"});
   expect_every_rank_ok(job, 4, "control_variables");
   EXPECT_NE(job.output.find("rank 1: cvar pml_monitoring_enable_output=0\n"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("rank 1: cvar pml_monitoring_verbose=0\n"), std::string::npos) << job.output;
@@ -112,8 +120,8 @@ TEST(Pvars, InvalidIntegerTextWarnsOnceAndReadsAsTheDefault4Ranks) {
 }
 
 TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
-                                    "3", "--mca", "pml_monitoring_filename", "final", kPvars, "phases"});
+  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                    "--mca", "pml_monitoring_filename", "final", kPvars, "phases"});
   expect_every_rank_ok(job, 4, "phases");
   auto total = prof_records(job.folder, "phase_1", 4);
   for (const char* phase : {"phase_2", "phase_3"}) {
@@ -124,7 +132,8 @@ TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
   }
   EXPECT_EQ(total, prof_records(job.folder, "final", 4));
   // mpimon matrix sums phase files (phase 1 included) to the finalize totals.
-  const JobResult phases = run_shell(job.folder, MPIMON_BIN " matrix phase_1 phase_2 phase_3 --format csv --category external");
+  const JobResult phases =
+      run_shell(job.folder, MPIMON_BIN " matrix phase_1 phase_2 phase_3 --format csv --category external");
   const JobResult finals = run_shell(job.folder, MPIMON_BIN " matrix final --format csv --category external");
   ASSERT_EQ(phases.exit_code, 0) << phases.output;
   EXPECT_EQ(phases.output, finals.output);
@@ -140,8 +149,9 @@ TEST(Pvars, ThreeFlushPhasesSumToTheFinalizeTotals4Ranks) {
 }
 
 TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
-  const JobResult job = run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
-                                                    {kExample, "ring", "reduce"}));
+  const JobResult job =
+      run_job(8, concat_arguments(concat_arguments(monitoring_arguments(), binary_tree_reduce_arguments()),
+                                  {kExample, "ring", "reduce"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
   EXPECT_EQ(file.header.world_size, 8);
@@ -156,10 +166,10 @@ TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
 
 TEST(JobFile, LammpsMeltRecordsEqualTheProfContent4Ranks) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
-  const JobResult job = run_job(4, concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca",
-                                                     "pml_monitoring_enable_output", "3", "--mca",
-                                                     "pml_monitoring_filename", "prof"},
-                                                    {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"}));
+  const JobResult job =
+      run_job(4, concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+                                   "--mca", "pml_monitoring_filename", "prof"},
+                                  {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
   EXPECT_GT(file.records.size(), 4u);
@@ -167,8 +177,8 @@ TEST(JobFile, LammpsMeltRecordsEqualTheProfContent4Ranks) {
 }
 
 TEST(JobFile, ExistingNameIsNeverOverwritten8Ranks) {
-  const std::vector<std::string> arguments = {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file",
-                                              "job.txt", kExample, "ring"};
+  const std::vector<std::string> arguments = {
+      "--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "job.txt", kExample, "ring"};
   JobResult job = run_job(8, arguments);
   ASSERT_EQ(job.exit_code, 0) << job.output;
   // Same folder again: a second job must keep the first file and say where it wrote.
@@ -197,8 +207,8 @@ TEST(JobFile, UnwritableLocationWarnsExitsZeroAndLeavesNoFile4Ranks) {
 }
 
 TEST(JobFile, EmptyNameMeansNoJobFile4Ranks) {
-  const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "",
-                                    kExample, "ring"});
+  const JobResult job =
+      run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "", kExample, "ring"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_TRUE(fs::is_empty(job.folder));
 }

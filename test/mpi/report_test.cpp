@@ -76,8 +76,8 @@ TEST(Report, RendersInHeadlessChromiumWithoutErrors8Ranks) {
   EXPECT_EQ(page.find("http"), page.find("http://www.w3.org/2000/svg")) << "no external resource";
 
   const std::string chromium = kChromium + "--window-size=1200,1600 ";
-  const JobResult shot = run_shell(job.folder, chromium + "--screenshot=report.png file://" +
-                                                   (job.folder / "report.html").string());
+  const JobResult shot =
+      run_shell(job.folder, chromium + "--screenshot=report.png file://" + (job.folder / "report.html").string());
   ASSERT_EQ(shot.exit_code, 0) << shot.output;
   EXPECT_EQ(shot.output.find(":CONSOLE"), std::string::npos) << "the page logged: " << shot.output;
   // A blank 1200x1600 page compresses to a few kilobytes; tables and heatmaps do not.

@@ -15,8 +15,8 @@
 //   series_patterns threads <seconds>
 //       MPI_THREAD_MULTIPLE: 4 threads per rank each send 8 bytes to rank+1 in a loop for
 //       <seconds> while snapshots are taken; then one MPI_Allreduce and MPI_Finalize.
-#include <mpi.h>
 #include <fcntl.h>
+#include <mpi.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -117,7 +117,7 @@ void kill_leftover_ranks(const fs::path& folder) {
 TEST(Series, SigkilledRankKeepsItsTrafficUpToItsLastSnapshot) {
   const fs::path folder = new_test_folder();
   const JobResult job = run_script(folder, ring_command(60) + " & m=$!; " + wait_for_sends(2, 50) +
-                                              "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
+                                               "kill -KILL $(cat pid.2); wait $m; echo \"mpirun exit $?\"");
   EXPECT_NE(job.output.find("mpirun exit"), std::string::npos) << job.output;
   EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));  // the job did not finish
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
@@ -296,8 +296,10 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   for (const JobAnnotation& a : file.annotations) {
     std::string line = a.keyword;
     for (const std::string& f : a.fields) line += " " + f;
-    if (a.keyword == "series") EXPECT_EQ(line, "series mpimon-job.txt.series");
-    else in_file.insert(line);
+    if (a.keyword == "series")
+      EXPECT_EQ(line, "series mpimon-job.txt.series");
+    else
+      in_file.insert(line);
   }
   for (const JobAnnotation& a : s.job.annotations) {
     std::string line = a.keyword;
@@ -307,12 +309,13 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   EXPECT_EQ(in_file, in_series);
   EXPECT_FALSE(in_file.empty());
   // Nothing else: the job file, its series (one file for this one host), the ring's logs.
-  const std::set<std::string> expected{"mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2",
-                                       "pid.3", "sent.0", "sent.1", "sent.2", "sent.3"};
+  const std::set<std::string> expected{
+      "mpimon-job.txt", "mpimon-job.txt.series", "pid.0", "pid.1", "pid.2", "pid.3", "sent.0", "sent.1", "sent.2",
+      "sent.3"};
   EXPECT_EQ(entries_of(folder), expected);
   const std::set<std::string> hosts = entries_of(folder / "mpimon-job.txt.series");
   ASSERT_EQ(hosts.size(), 1u);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat((folder / "mpimon-job.txt.series" / *hosts.begin()).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
   // The tools on the finished job: its own totals; the time range from its series.
@@ -333,7 +336,9 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   const std::string text = read_text(host);
   const size_t last = text.rfind("@mpimon ");
   ASSERT_NE(last, std::string::npos);
-  auto rewrite = [&](const std::string& content) { std::ofstream(host, std::ios::binary | std::ios::trunc) << content; };
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream(host, std::ios::binary | std::ios::trunc) << content;
+  };
   rewrite(text.substr(0, last));
   const SeriesRead whole = read_series_of(series);  // the file without its last frame
   rewrite(text.substr(0, last + (text.size() - last) / 2));
@@ -355,8 +360,8 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
   rewrite(text + series::encode_frame({series::FrameKind::snapshot, 0, 99, 1}, "1 external 1 8 4:1\n"));
   const JobResult hostile = mpimon(folder, "matrix mpimon-job.txt.series");
   EXPECT_EQ(hostile.exit_code, 2) << hostile.output;
-  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" + std::to_string(text.size()) +
-                                ": expected no frame after rank 0's end"),
+  EXPECT_NE(hostile.output.find("mpimon-job.txt.series/" + host.filename().string() + ":" +
+                                std::to_string(text.size()) + ": expected no frame after rank 0's end"),
             std::string::npos)
       << hostile.output;
 }
@@ -396,7 +401,7 @@ TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
       << bad.output;
   size_t warnings = 0;
   for (size_t at = 0; (at = bad.output.find("invalid value", at)) != std::string::npos; ++at) ++warnings;
-  EXPECT_EQ(warnings, 1u) << bad.output;  // once per job
+  EXPECT_EQ(warnings, 1u) << bad.output;                            // once per job
   EXPECT_TRUE(fs::is_directory(folder / "mpimon-job.txt.series"));  // the default: on
 
   const fs::path off = new_test_folder();

@@ -17,9 +17,11 @@
 #include <regex>
 #include <sstream>
 
+#include "analyses/wait_states/wait_totals.h"
 #include "formats/job_format.h"
 #include "mpi_job.h"
-#include "analyses/wait_states/wait_totals.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace fs = std::filesystem;
 using namespace mpimon;

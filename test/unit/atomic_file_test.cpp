@@ -14,8 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <string>
@@ -42,13 +42,12 @@ class AtomicFile : public test::TempDirTest {
   }
 };
 
-::testing::AssertionResult names_path_and_reason(const std::string& message, const std::string& path,
-                                                 int error) {
+::testing::AssertionResult names_path_and_reason(const std::string& message, const std::string& path, int error) {
   const std::string reason = std::strerror(error);
   if (message.rfind(path + ": ", 0) == 0 && message.find(reason) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "'" << message << "' should start with '" << path
-                                       << ": ' and contain '" << reason << "'";
+  return ::testing::AssertionFailure() << "'" << message << "' should start with '" << path << ": ' and contain '"
+                                       << reason << "'";
 }
 
 TEST_F(AtomicFile, WritesTheContent) {
@@ -121,8 +120,8 @@ std::string write_as_unprivileged_user(const std::string& path) {
   if (child == 0) {
     ::close(pipe_fds[0]);
     constexpr uid_t kNobody = 65534;
-    std::string message = ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0 ? write_file_atomically(path, "data")
-                                                                          : "<setuid failed>";
+    std::string message =
+        ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0 ? write_file_atomically(path, "data") : "<setuid failed>";
     const char* data = message.data();
     size_t left = message.size();
     while (left > 0) {
@@ -233,8 +232,9 @@ TEST_F(AtomicFile, TemporaryNamesAreUnpredictableAndRecognisable) {
     EXPECT_NE(name.find("-" + std::to_string(::getpid()) + "-"), std::string::npos) << name;
     EXPECT_LT(name.size(), 64u) << "short, whatever the final name";
   }
-  for (const char* other : {"prof.0.prof", ".mpimon-zz-1-0123456789abcdef.tmp", ".mpimon-0123abcd--0123456789abcdef.tmp",
-                            ".mpimon-0123abcd-12-0123456789abcdef.tmp/x", ".mpimon-0123abcd-12-0123456789abcde.tmp"})
+  for (const char* other :
+       {"prof.0.prof", ".mpimon-zz-1-0123456789abcdef.tmp", ".mpimon-0123abcd--0123456789abcdef.tmp",
+        ".mpimon-0123abcd-12-0123456789abcdef.tmp/x", ".mpimon-0123abcd-12-0123456789abcde.tmp"})
     EXPECT_FALSE(is_temporary_name(other)) << other;
 }
 
@@ -455,19 +455,22 @@ TEST_F(AtomicFile, AFullDiskLeavesNoFileAndSaysNoSpace) {
   ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);
   std::string why;
   int result = -1;
-  const bool ran = in_small_tmpfs(folder, 64, [](const std::string& f) {
-    const std::string content(200 * 1024, 'x');  // more than the 64 KiB there is
-    for (const bool replace : {false, true}) {
-      const std::string path = f + "/prof.0.prof";
-      const std::string message = replace ? write_file_atomically(path, content) : write_new_file(path, content);
-      if (message.find(std::strerror(ENOSPC)) == std::string::npos) return 1;
-      if (message.rfind(path + ": cannot write", 0) != 0) return 2;
-      if (!fs::is_empty(f)) return 3;  // no final file, no temporary
-    }
-    // The space comes back: a file that fits is written whole.
-    if (write_new_file(f + "/small.prof", std::string(1000, 'y')) != "") return 4;
-    return fs::file_size(f + "/small.prof") == 1000 ? 0 : 5;
-  }, why, result);
+  const bool ran = in_small_tmpfs(
+      folder, 64,
+      [](const std::string& f) {
+        const std::string content(200 * 1024, 'x');  // more than the 64 KiB there is
+        for (const bool replace : {false, true}) {
+          const std::string path = f + "/prof.0.prof";
+          const std::string message = replace ? write_file_atomically(path, content) : write_new_file(path, content);
+          if (message.find(std::strerror(ENOSPC)) == std::string::npos) return 1;
+          if (message.rfind(path + ": cannot write", 0) != 0) return 2;
+          if (!fs::is_empty(f)) return 3;  // no final file, no temporary
+        }
+        // The space comes back: a file that fits is written whole.
+        if (write_new_file(f + "/small.prof", std::string(1000, 'y')) != "") return 4;
+        return fs::file_size(f + "/small.prof") == 1000 ? 0 : 5;
+      },
+      why, result);
   if (!ran) GTEST_SKIP() << why;
   EXPECT_EQ(result, 0);
 }

@@ -97,11 +97,12 @@ TEST(CommunicatorClasses, ReusedContextIdWithOtherMembersGivesTwoIdentitiesInThe
   second->add(CollectiveClass::one_to_all, 4);
   const std::string second_id = second->identity();
   ASSERT_NE(first_id, second_id);
-  EXPECT_EQ(format_job_communicators(0, registry),
-            "collectives 0 " + first_id + " 0 0 0 0 1 8\ncommunicator " + first_id +
-                " MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 0,1\n"
-                "collectives 0 " + second_id + " 1 4 0 0 0 0\ncommunicator " + second_id +
-                " MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 0,2\n");
+  EXPECT_EQ(format_job_communicators(0, registry), "collectives 0 " + first_id + " 0 0 0 0 1 8\ncommunicator " +
+                                                       first_id +
+                                                       " MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 0,1\n"
+                                                       "collectives 0 " +
+                                                       second_id + " 1 4 0 0 0 0\ncommunicator " + second_id +
+                                                       " MPI_COMMUNICATOR%204%20SPLIT%20FROM%200 0,2\n");
 }
 
 TEST(CommunicatorClasses, EntriesOfOneIdentityAreSummedOnOneLine) {
@@ -111,8 +112,8 @@ TEST(CommunicatorClasses, EntriesOfOneIdentityAreSummedOnOneLine) {
   registry.close(closed, "work", 0);
   CommunicatorClasses* again = registry.open("work", {0, 1}, 5);  // dup, free, dup: same cid, same members
   again->add(CollectiveClass::all_to_all, 8);
-  EXPECT_EQ(format_job_communicators(0, registry), "collectives 0 " + again->identity() + " 0 0 0 0 2 16\ncommunicator " +
-                                                       again->identity() + " work 0,1\n");
+  EXPECT_EQ(format_job_communicators(0, registry),
+            "collectives 0 " + again->identity() + " 0 0 0 0 2 16\ncommunicator " + again->identity() + " work 0,1\n");
 }
 
 TEST(CommunicatorClasses, TheFirstMemberListsAFreedCommunicatorItSentNothingOn) {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "dumps.h"
+#include "readers/format_error.h"
 #include "temp_dir.h"
 
 namespace mpimon::tools {
@@ -80,8 +81,7 @@ TEST_F(DumpsTest, AggregateProfilesPrefixFormSumsEveryPhaseIncludingZero) {
   EXPECT_EQ(d.matrix.at(Category::external, 0, 1).bytes, 10u);
   EXPECT_EQ(d.matrix.at(Category::external, 1, 0).bytes, 5u);
   // One phase alone, by its own prefix.
-  EXPECT_EQ(read_dumps(expand_dump_arguments({dir_ + "/prof/phase_1"})).matrix.at(Category::external, 0, 1).bytes,
-            2u);
+  EXPECT_EQ(read_dumps(expand_dump_arguments({dir_ + "/prof/phase_1"})).matrix.at(Category::external, 0, 1).bytes, 2u);
 }
 
 TEST_F(DumpsTest, MissingDumpsNameWhatWasLookedFor) {
@@ -108,15 +108,16 @@ TEST_F(DumpsTest, SameFileTwiceIsReadOnce) {
 }
 
 TEST_F(DumpsTest, CapturedOutputIsReadAndItsOtherLinesCounted) {
-  const std::string path = write("out.txt",
-                                 "mpirun: starting\n" + prof(0, 1, 8) + "hello from the application\n" + prof(1, 0, 4) +
-                                     "[1,2]<stdout>:E\t2\t0\t2 bytes\t1 msgs sent\n");
+  const std::string path = write("out.txt", "mpirun: starting\n" + prof(0, 1, 8) + "hello from the application\n" +
+                                                prof(1, 0, 4) + "[1,2]<stdout>:E\t2\t0\t2 bytes\t1 msgs sent\n");
   const Dumps d = read_dumps(expand_dump_arguments({path}));
   EXPECT_EQ(d.matrix.at(Category::external, 1, 0).bytes, 4u);
   EXPECT_EQ(d.matrix.at(Category::external, 2, 0).bytes, 2u);
   EXPECT_EQ(d.foreign_lines, 2u);
-  EXPECT_EQ(d.foreign_lines_note(), "skipped 2 lines that are not monitoring output (mpirun's or the application's) "
-                                    "in 1 file, the first at " + path + ":1");
+  EXPECT_EQ(d.foreign_lines_note(),
+            "skipped 2 lines that are not monitoring output (mpirun's or the application's) "
+            "in 1 file, the first at " +
+                path + ":1");
 }
 
 TEST_F(DumpsTest, FilesWithoutMonitoringOutputAreErrors) {
@@ -213,8 +214,8 @@ TEST_F(DumpsTest, Version2CollectivesNameTheirCommunicatorByIdentity) {
 }
 
 TEST_F(DumpsTest, WindowSynchronisationFromJobAndProfFilesAgree) {
-  const Dumps from_job = read_dumps({write("j.txt", job("window_sync 2 my%20win lock 3 0.000001500\n"))},
-                                    Annotations::read);
+  const Dumps from_job =
+      read_dumps({write("j.txt", job("window_sync 2 my%20win lock 3 0.000001500\n"))}, Annotations::read);
   const Dumps from_prof =
       read_dumps({write("p.2.prof", "# OSC\n# SYNC\t2\tmy win\tlock\t3 calls\t0.000001500 s\n")}, Annotations::read);
   for (const Dumps* d : {&from_job, &from_prof}) {

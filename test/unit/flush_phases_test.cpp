@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "live/flush_phases.h"
-#include "formats/prof_format.h"
+#include "readers/prof_reader.h"
 #include "temp_dir.h"
 
 namespace mpimon {
@@ -30,7 +30,7 @@ class FlushPhasesTest : public test::TempDirTest {
   FileError flush(const std::string& prefix) {
     phases.set_prefix(prefix.empty() ? "" : dir_ + "/" + prefix);
     if (FileError error = phases.prepare(engine.snapshot(), 0, true)) return error;  // MPI_T_pvar_stop's read
-    return phases.commit();                                                         // its notification
+    return phases.commit();                                                          // its notification
   }
   void send(int messages) {
     for (int i = 0; i < messages; ++i) engine.record(1, Category::external, 8);

@@ -78,8 +78,9 @@ TEST(Heatmap, TerminalLabelsEveryColumnThatFits) {
   EXPECT_NE(text.find("    0 1 2 3 4 5 6 7  <- receiver\n"), std::string::npos) << text;
   TrafficMatrix wide;
   wide.add(Category::external, 0, 20, {1, 1});  // two-digit ranks: every second column
-  EXPECT_NE(format_terminal_heatmap(bin_matrix(wide, kExternal, Metric::bytes), "t").find("     0   2   4   6   8   10  12"),
-            std::string::npos);
+  EXPECT_NE(
+      format_terminal_heatmap(bin_matrix(wide, kExternal, Metric::bytes), "t").find("     0   2   4   6   8   10  12"),
+      std::string::npos);
 }
 
 TEST(Heatmap, ColourScaleStartsAtTheSmallestValue) {
@@ -157,8 +158,7 @@ std::string histogram(std::initializer_list<std::pair<int, int>> buckets) {
 }
 
 TEST(SizeHistograms, PerPeerFromOpenMpisDumps) {
-  const std::vector<std::string> files =
-      expand_dump_arguments({std::string(MPIMON_TEST_DATA) + "/distro-4.1.4/ring"});
+  const std::vector<std::string> files = expand_dump_arguments({std::string(MPIMON_TEST_DATA) + "/distro-4.1.4/ring"});
   // Rank 3: one 1 KiB ring message to 0 and one 64-byte reduce message to 1.
   EXPECT_EQ(format_size_histograms(size_histograms(files, 3, Selection::all())),
             "message sizes sent by rank 3 (all), messages per size class\n"
@@ -172,9 +172,9 @@ TEST(SizeHistograms, PerPeerFromOpenMpisDumps) {
 
 TEST_F(SizeHistogramsTest, ProfFilesNeverPassOffEAndITogetherAsOne) {
   // Rank 0 sends E and I traffic to 1 (one histogram for both), only I to 2.
-  const std::string p = write("p.0.prof", "# POINT TO POINT\nE\t0\t1\t8 bytes\t1 msgs sent\t" +
-                                              histogram({{4, 3}}) + "\nI\t0\t1\t16 bytes\t2 msgs sent\n" +
-                                              "I\t0\t2\t4 bytes\t1 msgs sent\t" + histogram({{3, 1}}) + "\n");
+  const std::string p = write("p.0.prof", "# POINT TO POINT\nE\t0\t1\t8 bytes\t1 msgs sent\t" + histogram({{4, 3}}) +
+                                              "\nI\t0\t1\t16 bytes\t2 msgs sent\n" + "I\t0\t2\t4 bytes\t1 msgs sent\t" +
+                                              histogram({{3, 1}}) + "\n");
   const SizeHistograms internal = size_histograms({p}, 0, Selection(Category::internal));
   EXPECT_EQ(internal.mixed_peers, std::set<int32_t>{1});
   ASSERT_EQ(internal.per_peer.size(), 1u);

@@ -28,9 +28,7 @@ TEST(Histogram, KibibyteIsTheFirstSizeOfBucketEleven) {
   EXPECT_EQ(histogram_bucket(1024), 11u);
 }
 
-TEST(Histogram, TwoToTheSixtyThirdGoesToBucketSixtyFour) {
-  EXPECT_EQ(histogram_bucket(uint64_t{1} << 63), 64u);
-}
+TEST(Histogram, TwoToTheSixtyThirdGoesToBucketSixtyFour) { EXPECT_EQ(histogram_bucket(uint64_t{1} << 63), 64u); }
 
 TEST(Histogram, LargestSizeGoesToBucketSixtyFour) {
   EXPECT_EQ(histogram_bucket(std::numeric_limits<uint64_t>::max()), 64u);
@@ -95,8 +93,8 @@ TEST(Histogram, EngineHistogramOfOneCategoryLeavesOthersEmpty) {
 }  // namespace mpimon
 
 TEST(Histogram, MessageBucketAgreesBelowTwoToThe63) {
-  for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{8}, uint64_t{1023}, uint64_t{1024},
-                         (uint64_t{1} << 40) + 5, (uint64_t{1} << 62), (uint64_t{1} << 63) - 1})
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{8}, uint64_t{1023},
+                         uint64_t{1024}, (uint64_t{1} << 40) + 5, (uint64_t{1} << 62), (uint64_t{1} << 63) - 1})
     EXPECT_EQ(mpimon::message_bucket(bytes), mpimon::histogram_bucket(bytes)) << bytes;
   for (int k = 0; k < 63; ++k) {
     EXPECT_EQ(mpimon::message_bucket(uint64_t{1} << k), mpimon::histogram_bucket(uint64_t{1} << k)) << k;

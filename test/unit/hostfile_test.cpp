@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hostfile.h"
-#include "formats/prof_format.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "formats/checksum.h"
 #include "formats/job_format.h"
+#include "readers/job_reader.h"
 
 namespace mpimon {
 namespace {

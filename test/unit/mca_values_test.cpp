@@ -117,9 +117,7 @@ TEST(McaValues, ParseLibraryVersionRejectsGarbage) {
   EXPECT_EQ(parse_library_version(nullptr).has_value(), false);
 }
 
-TEST(McaValues, CompareVersionsSameRelease) {
-  EXPECT_EQ(compare_versions({4, 1, 4}, {4, 1, 4}), VersionVerdict::same);
-}
+TEST(McaValues, CompareVersionsSameRelease) { EXPECT_EQ(compare_versions({4, 1, 4}, {4, 1, 4}), VersionVerdict::same); }
 
 TEST(McaValues, CompareVersionsOtherReleaseOfSameMajorMinor) {
   EXPECT_EQ(compare_versions({4, 1, 4}, {4, 1, 5}), VersionVerdict::other_release);

@@ -2,6 +2,7 @@
 // ranks, the byte-weighted overlap, hostile fields left out.
 #include <gtest/gtest.h>
 
+#include "readers/job_reader.h"
 #include "report/sections.h"
 
 using namespace mpimon;

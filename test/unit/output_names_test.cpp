@@ -36,7 +36,8 @@ std::vector<int> agree(const std::vector<std::set<int>>& taken_per_rank, int* co
                                        [&](int mine) {
                                          contributions[r] = mine;
                                          sync.arrive_and_wait();
-                                         const auto [lo, hi] = std::minmax_element(contributions.begin(), contributions.end());
+                                         const auto [lo, hi] =
+                                             std::minmax_element(contributions.begin(), contributions.end());
                                          const std::pair<int, int> result{*hi, *lo};
                                          if (r == 0) ++calls;
                                          sync.arrive_and_wait();
@@ -129,7 +130,8 @@ TEST_F(RunOutputs, PublishingStartsFromTheNumberReservedAtTheStart) {
   std::vector<RunOutput> outputs(1);
   outputs[0].file = &file;
   outputs[0].name_for = [&](int n) { return numbered_name(dir_ + "/job.txt", n); };
-  const int run = publish_run_outputs(outputs, [](int mine) { return std::make_pair(mine, mine); }, 2);
+  const int run = publish_run_outputs(
+      outputs, [](int mine) { return std::make_pair(mine, mine); }, 2);
   EXPECT_EQ(run, 2);
   EXPECT_EQ(names(), (std::set<std::string>{"job.txt.2"}));
 }

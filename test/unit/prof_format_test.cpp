@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "formats/prof_format.h"
+#include "readers/prof_reader.h"
 #include "temp_dir.h"
 
 namespace mpimon {
@@ -78,10 +79,16 @@ TEST(ProfFormat, EmptySnapshotPrintsTheThreeSectionHeaders) {
 TEST(ProfFormat, SmallSnapshotMatchesOpenMpiTextExactly) {
   const std::string expected =
       "# POINT TO POINT\n"
-      "E\t3\t1\t104 bytes\t2 msgs sent\t" + histogram_text({{3, 4}, {7, 1}}) + "\n"
-      "E\t3\t6\t0 bytes\t1 msgs sent\t" + histogram_text({{0, 1}}) + "\n"
+      "E\t3\t1\t104 bytes\t2 msgs sent\t" +
+      histogram_text({{3, 4}, {7, 1}}) +
+      "\n"
+      "E\t3\t6\t0 bytes\t1 msgs sent\t" +
+      histogram_text({{0, 1}}) +
+      "\n"
       "I\t3\t1\t12 bytes\t3 msgs sent\n"
-      "I\t3\t5\t12 bytes\t3 msgs sent\t" + histogram_text({{3, 3}}) + "\n"
+      "I\t3\t5\t12 bytes\t3 msgs sent\t" +
+      histogram_text({{3, 3}}) +
+      "\n"
       "# OSC\n"
       "S\t3\t2\t8 bytes\t1 msgs sent\n"
       "R\t3\t2\t32 bytes\t2 msgs sent\n"
@@ -124,9 +131,11 @@ TEST(ProfFormat, ExternalLineCarriesTheSumOfExternalAndInternalHistograms) {
   engine.record(4, Category::internal, 2048);  // bucket 12
   EXPECT_EQ(format_prof(0, engine.snapshot(), true),
             "# POINT TO POINT\n"
-            "E\t0\t4\t1 bytes\t1 msgs sent\t" + histogram_text({{1, 2}, {12, 1}}) + "\n"
-            "I\t0\t4\t2049 bytes\t2 msgs sent\n"
-            "# OSC\n# COLLECTIVES\n");
+            "E\t0\t4\t1 bytes\t1 msgs sent\t" +
+                histogram_text({{1, 2}, {12, 1}}) +
+                "\n"
+                "I\t0\t4\t2049 bytes\t2 msgs sent\n"
+                "# OSC\n# COLLECTIVES\n");
 }
 
 TEST(ProfFormat, AllExternalLinesComeBeforeAllInternalLines) {
@@ -137,11 +146,15 @@ TEST(ProfFormat, AllExternalLinesComeBeforeAllInternalLines) {
   }
   EXPECT_EQ(format_prof(0, engine.snapshot(), true),
             "# POINT TO POINT\n"
-            "E\t0\t1\t1 bytes\t1 msgs sent\t" + histogram_text({{1, 2}}) + "\n"
-            "E\t0\t2\t1 bytes\t1 msgs sent\t" + histogram_text({{1, 2}}) + "\n"
-            "I\t0\t1\t1 bytes\t1 msgs sent\n"
-            "I\t0\t2\t1 bytes\t1 msgs sent\n"
-            "# OSC\n# COLLECTIVES\n");
+            "E\t0\t1\t1 bytes\t1 msgs sent\t" +
+                histogram_text({{1, 2}}) +
+                "\n"
+                "E\t0\t2\t1 bytes\t1 msgs sent\t" +
+                histogram_text({{1, 2}}) +
+                "\n"
+                "I\t0\t1\t1 bytes\t1 msgs sent\n"
+                "I\t0\t2\t1 bytes\t1 msgs sent\n"
+                "# OSC\n# COLLECTIVES\n");
 }
 
 TEST(ProfFormat, WithoutSplitInternalNoInternalLineIsPrinted) {
@@ -157,11 +170,15 @@ TEST(ProfFormat, WithoutSplitInternalExternalOnlySnapshotMatchesExactly) {
   engine.record(0, Category::coll, 8);
   EXPECT_EQ(format_prof(1, engine.snapshot(), false),
             "# POINT TO POINT\n"
-            "E\t1\t0\t8 bytes\t1 msgs sent\t" + histogram_text({{4, 1}}) + "\n"
-            "E\t1\t2\t7 bytes\t1 msgs sent\t" + histogram_text({{3, 1}}) + "\n"
-            "# OSC\n"
-            "# COLLECTIVES\n"
-            "C\t1\t0\t8 bytes\t1 msgs sent\n");
+            "E\t1\t0\t8 bytes\t1 msgs sent\t" +
+                histogram_text({{4, 1}}) +
+                "\n"
+                "E\t1\t2\t7 bytes\t1 msgs sent\t" +
+                histogram_text({{3, 1}}) +
+                "\n"
+                "# OSC\n"
+                "# COLLECTIVES\n"
+                "C\t1\t0\t8 bytes\t1 msgs sent\n");
 }
 
 TEST(ProfFormat, OneSidedLinesAreSentThenReceivedPerPeerInPeerOrder) {
@@ -420,8 +437,8 @@ TEST(ProfParse, TruncatedLineIsAnError) {
 }
 
 TEST(ProfParse, ErrorNamesTheSourceAndCountsSkippedLines) {
-  const std::string text = "# POINT TO POINT\n\nE\t0\t1\t1 bytes\t1 msgs sent\t" + zeros(66) +
-                           "\n# OSC\n\nS\t0\t1\tbad\n";
+  const std::string text =
+      "# POINT TO POINT\n\nE\t0\t1\t1 bytes\t1 msgs sent\t" + zeros(66) + "\n# OSC\n\nS\t0\t1\tbad\n";
   EXPECT_TRUE(starts_with(parse_error(text, "out/run.2.prof"), "out/run.2.prof:6: expected"));
 }
 

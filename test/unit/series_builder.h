@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
 
 namespace mpimon::test {
 

@@ -2,8 +2,9 @@
 // (sparse records, annotation lines by position), and the reader's checks.
 #include <gtest/gtest.h>
 
-#include "formats/prof_format.h"
 #include "formats/series_format.h"
+#include "readers/format_error.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 namespace {

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "formats/series_frame.h"
-#include "formats/prof_format.h"
+#include "readers/format_error.h"
+#include "readers/series_frame_reader.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {
@@ -48,7 +49,8 @@ TEST(SeriesFrame, HeaderIsReadableText) {
 }
 
 TEST(SeriesFrame, FramesRoundTrip) {
-  const std::string bytes = frame(0, 0, "a\n", FrameKind::start) + frame(1, 1, "") + frame(2, 5, "x y\nz\n", FrameKind::final);
+  const std::string bytes =
+      frame(0, 0, "a\n", FrameKind::start) + frame(1, 1, "") + frame(2, 5, "x y\nz\n", FrameKind::final);
   const Scanned s = scan(bytes);
   ASSERT_EQ(s.headers.size(), 3u);
   EXPECT_TRUE(s.issues.empty());
@@ -102,8 +104,8 @@ TEST(SeriesFrame, AnyFlippedBitIsDetected) {
 }
 
 TEST(SeriesFrame, GarbageAroundFramesIsSkipped) {
-  const std::string bytes = "garbage @mpimon not a frame\n\x01\x02" + frame(0, 1, "a\n") + "@mpimon snapshot 1 2 3 999999 00000000\n" +
-                            frame(1, 1, "b\n") + "trailing";
+  const std::string bytes = "garbage @mpimon not a frame\n\x01\x02" + frame(0, 1, "a\n") +
+                            "@mpimon snapshot 1 2 3 999999 00000000\n" + frame(1, 1, "b\n") + "trailing";
   const Scanned s = scan(bytes);
   ASSERT_EQ(s.payloads.size(), 2u);
   EXPECT_EQ(s.payloads[0], "a\n");
@@ -141,7 +143,8 @@ TEST_F(SeriesFrameFile, FileIsReadInChunksAcrossFrameBoundaries) {
   std::ofstream(path, std::ios::binary) << bytes;
   std::vector<std::string> read;
   std::vector<ScanIssue> issues;
-  scan_frame_file(path, [&](const Frame& f) { read.emplace_back(f.payload); }, issues);
+  scan_frame_file(
+      path, [&](const Frame& f) { read.emplace_back(f.payload); }, issues);
   EXPECT_EQ(read, payloads);
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].kind, ScanIssue::damaged);
@@ -151,7 +154,8 @@ TEST_F(SeriesFrameFile, FileIsReadInChunksAcrossFrameBoundaries) {
 TEST_F(SeriesFrameFile, UnreadableFileIsAFormatErrorNamingIt) {
   std::vector<ScanIssue> issues;
   try {
-    scan_frame_file(dir_ + "/missing", [](const Frame&) {}, issues);
+    scan_frame_file(
+        dir_ + "/missing", [](const Frame&) {}, issues);
     FAIL() << "no error";
   } catch (const FormatError& e) {
     EXPECT_NE(std::string(e.what()).find("missing: cannot open: No such file"), std::string::npos) << e.what();

@@ -10,9 +10,9 @@
 #include <random>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"
-#include "series_builder.h"
+#include "readers/job_reader.h"
 #include "readers/series_reader.h"
+#include "series_builder.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {
@@ -26,8 +26,9 @@ test::SeriesBuilder valid_series() {
   b.world_size = 3;
   b.start("a", 0).start("a", 1).start("b", 2);
   for (uint64_t k = 1; k <= 4; ++k) {
-    b.frame("a", 0, k, "1 external 10 100 7:10\n2 internal 2 16 4:2\nannotations 1 1\n0 collectives 0 w 0 0 0 0 " +
-                           std::to_string(k) + " 8\n");
+    b.frame("a", 0, k,
+            "1 external 10 100 7:10\n2 internal 2 16 4:2\nannotations 1 1\n0 collectives 0 w 0 0 0 0 " +
+                std::to_string(k) + " 8\n");
     b.frame("a", 1, k, "2 external 0 64\n0 coll 1 8 4:1\n");
     b.frame("b", 2, k, "0 osc_sent 3 24 4:3\n1 osc_recv 1 1 1:1\n");
   }
@@ -40,15 +41,17 @@ test::SeriesBuilder valid_series() {
 std::vector<std::pair<FrameHeader, std::string>> frames_of(const std::string& bytes) {
   std::vector<std::pair<FrameHeader, std::string>> out;
   std::vector<ScanIssue> issues;
-  scan_frames(bytes, [&](const Frame& f) { out.emplace_back(f.header, std::string(f.payload)); }, issues);
+  scan_frames(
+      bytes, [&](const Frame& f) { out.emplace_back(f.header, std::string(f.payload)); }, issues);
   return out;
 }
 
 std::string mutate(std::string bytes, std::mt19937& random) {
   auto pick = [&](size_t n) { return n == 0 ? size_t{0} : std::uniform_int_distribution<size_t>(0, n - 1)(random); };
-  static const std::string pieces[] = {" ",  "\n", "0",        "-1",       "18446744073709551616", "99999999999",
-                                       ":",  ",",  "annotations", "end ",  "external",             "@mpimon ",
-                                       "\t", "%",  "4:",       "66:1",     "2147483647",           "1e9"};
+  static const std::string pieces[] = {" ",           "\n",         "0",  "-1",          "18446744073709551616",
+                                       "99999999999", ":",          ",",  "annotations", "end ",
+                                       "external",    "@mpimon ",   "\t", "%",           "4:",
+                                       "66:1",        "2147483647", "1e9"};
   switch (pick(6)) {
     case 0:  // flip a bit
       if (!bytes.empty()) bytes[pick(bytes.size())] ^= static_cast<char>(1 << pick(8));
@@ -66,13 +69,21 @@ std::string mutate(std::string bytes, std::mt19937& random) {
       if (frames.empty()) return bytes;
       auto& [header, payload] = frames[pick(frames.size())];
       switch (pick(5)) {
-        case 0: header.rank = static_cast<int32_t>(pick(6)); break;
-        case 1: header.interval = pick(3) == 0 ? UINT64_MAX : pick(8); break;
-        case 2: header.kind = static_cast<FrameKind>(pick(3)); break;
+        case 0:
+          header.rank = static_cast<int32_t>(pick(6));
+          break;
+        case 1:
+          header.interval = pick(3) == 0 ? UINT64_MAX : pick(8);
+          break;
+        case 2:
+          header.kind = static_cast<FrameKind>(pick(3));
+          break;
         default:
           for (int n = 1 + static_cast<int>(pick(3)); n > 0; --n) {
-            if (pick(2)) payload.insert(pick(payload.size() + 1), pieces[pick(std::size(pieces))]);
-            else if (!payload.empty()) payload.erase(pick(payload.size()), 1 + pick(4));
+            if (pick(2))
+              payload.insert(pick(payload.size() + 1), pieces[pick(std::size(pieces))]);
+            else if (!payload.empty())
+              payload.erase(pick(payload.size()), 1 + pick(4));
           }
       }
       std::string out;

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"
-#include "series_builder.h"
+#include "readers/job_reader.h"
 #include "readers/series_reader.h"
+#include "series_builder.h"
 #include "temp_dir.h"
 
 namespace mpimon::series {
@@ -150,8 +150,8 @@ TEST_F(SeriesReaderTest, HostileFoldersGiveErrorsNamingFileAndOffset) {
   backwards.frame("a", 0, 2, "1 external 1 1 1:1\n");
   const size_t second = backwards.files["a"].size();
   backwards.frame("a", 0, 2, "1 external 1 1 1:1\n");
-  EXPECT_EQ(error_for(backwards), folder() + "/a:" + std::to_string(second) +
-                                      ": expected rank 0's intervals increasing, found 2 after 2");
+  EXPECT_EQ(error_for(backwards),
+            folder() + "/a:" + std::to_string(second) + ": expected rank 0's intervals increasing, found 2 after 2");
 
   SeriesBuilder after_end = b;
   after_end.frame("a", 0, 1, "end finalize\n", FrameKind::final);
@@ -181,8 +181,8 @@ TEST_F(SeriesReaderTest, HostileFoldersGiveErrorsNamingFileAndOffset) {
 
   SeriesBuilder bad_payload = b;
   bad_payload.frame("a", 0, 1, "1 external 1 1 4:2\n");
-  EXPECT_EQ(error_for(bad_payload),
-            at.substr(0, at.size() - 11) + ": line 1: expected histogram counts summing to the message count 1, found 2");
+  EXPECT_EQ(error_for(bad_payload), at.substr(0, at.size() - 11) +
+                                        ": line 1: expected histogram counts summing to the message count 1, found 2");
 
   SeriesBuilder garbage;
   garbage.raw("a", "not a series at all\n");

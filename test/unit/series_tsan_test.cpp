@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "analyses/communicator_classes.h"
+#include "analyses/window_sync.h"
 #include "formats/series_frame.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 #include "series/series_writer.h"
 #include "temp_dir.h"
-#include "analyses/window_sync.h"
 
 namespace mpimon::series {
 namespace {
@@ -35,8 +37,9 @@ class SeriesTsanTest : public test::TempDirTest {
         folder, "node", start_frame(o.rank, {1 << 20, 2, "4.1.4", o.job_start_us, o.interval_us, "node", 1}), error);
     ASSERT_GE(fd, 0) << error;
     o.catch_sigterm = o.final_at_exit = false;
-    SeriesWriter writer(fd, folder + "/node", o, [&engine](TotalsView& into) { live_totals(engine, into); }, lines,
-                        [](const std::string&) {});
+    SeriesWriter writer(
+        fd, folder + "/node", o, [&engine](TotalsView& into) { live_totals(engine, into); }, lines,
+        [](const std::string&) {});
     writer.start();
     // Recording goes on until snapshots were taken during it (a loaded machine may run the
     // series thread late): no timing assumption.

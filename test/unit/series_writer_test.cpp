@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "formats/series_frame.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 #include "series/series_writer.h"
 #include "temp_dir.h"
 
@@ -84,7 +86,8 @@ class SeriesWriterTest : public test::TempDirTest {
     EXPECT_GE(fd, 0) << error;
     path_ = d + "/node";
     auto* w = new SeriesWriter(
-        fd, path_, o, [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+        fd, path_, o,
+        [&messages, storage = std::make_shared<Snapshot>()](TotalsView& into) {
           *storage = Snapshot{record(1, messages.load())};
           into = view_of(*storage);
         },
@@ -102,7 +105,7 @@ TEST_F(SeriesWriterTest, DirectoryIsCreatedExclusivelyNeverWritableByOthers) {
   ::umask(0077);  // a stricter umask is honoured, as for every output
   EXPECT_EQ(create_series_directory(dir_ + "/strict.series", error), Created::yes) << error;
   ::umask(before);
-  struct stat s{};
+  struct stat s {};
   ASSERT_EQ(::stat(d.c_str(), &s), 0);
   EXPECT_EQ(s.st_mode & 07777, 0755u);
   ASSERT_EQ(::stat((dir_ + "/strict.series").c_str(), &s), 0);
@@ -127,7 +130,7 @@ TEST_F(SeriesWriterTest, HostFileAppearsWithItsFirstFrameAs0644AndIsJoinedByTheH
   ASSERT_EQ(::write(first, "ef", 2), 2);   // the creator appends too, after the others
   ::close(first);
   ::close(second);
-  struct stat s{};
+  struct stat s {};
   ASSERT_EQ(::stat((d + "/node").c_str(), &s), 0);
   EXPECT_EQ(s.st_mode & 07777, 0644u);  // not 0666 under umask 000
   EXPECT_EQ(read_text(d + "/node"), "start-0|start-1|abcdef");
@@ -396,11 +399,13 @@ TEST_F(SeriesWriterTest, FailedWriteIsFoldedIntoTheNextFrame) {
   o.job_start_us = realtime_us();
   o.interval_us = 10000000;
   o.catch_sigterm = o.final_at_exit = false;
-  SeriesWriter broken(read_only, path_, o, [&, storage = std::make_shared<Snapshot>()](TotalsView& into) {
-                        *storage = Snapshot{record(1, messages.load())};
-                        into = view_of(*storage);
-                      },
-                      [] { return std::vector<std::string>{}; }, [&](const std::string& m) { warned = m; });
+  SeriesWriter broken(
+      read_only, path_, o,
+      [&, storage = std::make_shared<Snapshot>()](TotalsView& into) {
+        *storage = Snapshot{record(1, messages.load())};
+        into = view_of(*storage);
+      },
+      [] { return std::vector<std::string>{}; }, [&](const std::string& m) { warned = m; });
   messages = 5;
   broken.finish({record(1, 5)}, {});
   EXPECT_EQ(broken.stats().failed_writes, 1u);

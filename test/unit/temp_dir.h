@@ -20,8 +20,8 @@ class TempDirTest : public ::testing::Test {
   void TearDown() override {
     std::error_code ec;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_, ec))
-      std::filesystem::permissions(entry.path(), std::filesystem::perms::owner_all,
-                                   std::filesystem::perm_options::add, ec);
+      std::filesystem::permissions(entry.path(), std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                   ec);
     std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(dir_, ec);
   }

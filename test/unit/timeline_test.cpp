@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"
+#include "readers/job_reader.h"
 #include "series_builder.h"
 #include "series_input.h"
 #include "temp_dir.h"
@@ -103,7 +103,7 @@ TEST_F(TimelineTest, TerminalAndSvgViews) {
 TEST_F(TimelineTest, JobFilesNameIsReadFromItsSeriesWhileThereIsNoJobFile) {
   ring_then_reversed();
   const std::string name = dir_ + "/job.txt";
-  EXPECT_EQ(series_folder_of(name), folder());     // running or dead: no job file yet
+  EXPECT_EQ(series_folder_of(name), folder());      // running or dead: no job file yet
   EXPECT_EQ(series_folder_of(folder()), folder());  // the folder itself
   EXPECT_EQ(series_folder_of(dir_ + "/other.txt"), "");
   std::ostringstream notes;

@@ -4,6 +4,7 @@
 
 #include "formats/job_format.h"
 #include "matrix_formats.h"
+#include "readers/job_reader.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {

@@ -4,9 +4,11 @@
 #include <set>
 
 #include "analyses/wait_states/clock_offsets.h"
-#include "formats/job_format.h"
 #include "analyses/wait_states/shadow_layout.h"
 #include "analyses/wait_states/wait_totals.h"
+#include "formats/job_format.h"
+#include "readers/job_reader.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace mpimon::wait_states {
 namespace {

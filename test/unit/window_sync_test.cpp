@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "formats/job_format.h"
 #include "analyses/window_sync.h"
+#include "formats/job_format.h"
 
 namespace mpimon {
 namespace {

@@ -309,8 +309,8 @@ std::string Statistics::report() const {
   };
   traffic("sent", MPIMON_EVENT_PML_SEND_POSTED, sent_);
   traffic("received", MPIMON_EVENT_PML_RECV_COMPLETED, received_);
-  const std::string receives = not_logged("receive posted-to-completed", {MPIMON_EVENT_PML_RECV_POSTED,
-                                                                          MPIMON_EVENT_PML_RECV_COMPLETED});
+  const std::string receives =
+      not_logged("receive posted-to-completed", {MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_RECV_COMPLETED});
   if (!receives.empty()) {
     out += receives;
     return out;

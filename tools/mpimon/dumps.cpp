@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "analyses/window_sync.h"  // sync_kind_name
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::tools {
 

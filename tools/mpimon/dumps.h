@@ -13,6 +13,8 @@
 
 #include "formats/job_format.h"
 #include "readers/io_reader.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 #include "traffic_matrix.h"
 
 namespace mpimon::tools {

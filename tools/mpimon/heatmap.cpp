@@ -67,12 +67,18 @@ double ColourScale::position(double v) const {
 
 std::string short_number(double v) {
   char text[32];
-  if (v >= 1e12) std::snprintf(text, sizeof text, "%.3gT", v / 1e12);
-  else if (v >= 1e9) std::snprintf(text, sizeof text, "%.3gG", v / 1e9);
-  else if (v >= 1e6) std::snprintf(text, sizeof text, "%.3gM", v / 1e6);
-  else if (v >= 1e4) std::snprintf(text, sizeof text, "%.3gk", v / 1e3);
-  else if (v == std::floor(v)) std::snprintf(text, sizeof text, "%.0f", v);
-  else std::snprintf(text, sizeof text, "%.3g", v);
+  if (v >= 1e12)
+    std::snprintf(text, sizeof text, "%.3gT", v / 1e12);
+  else if (v >= 1e9)
+    std::snprintf(text, sizeof text, "%.3gG", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(text, sizeof text, "%.3gM", v / 1e6);
+  else if (v >= 1e4)
+    std::snprintf(text, sizeof text, "%.3gk", v / 1e3);
+  else if (v == std::floor(v))
+    std::snprintf(text, sizeof text, "%.0f", v);
+  else
+    std::snprintf(text, sizeof text, "%.3g", v);
   return text;
 }
 
@@ -121,9 +127,9 @@ std::string format_terminal_heatmap(const Grid& g, const std::string& title) {
     }
     out += " |\n";
   }
-  out += std::string(width + 1, ' ') + "rows: " + g.from_axis + "; scale (" +
-         (scale.logarithmic ? "log" : "linear") + "): ░░ " + short_number(scale.low) + "  ▒▒  ▓▓  ██ " +
-         short_number(scale.high) + " (max)   blank: none   \\\\: self\n";
+  out += std::string(width + 1, ' ') + "rows: " + g.from_axis + "; scale (" + (scale.logarithmic ? "log" : "linear") +
+         "): ░░ " + short_number(scale.low) + "  ▒▒  ▓▓  ██ " + short_number(scale.high) +
+         " (max)   blank: none   \\\\: self\n";
   return out;
 }
 
@@ -152,11 +158,16 @@ std::string colour(double t) {
 std::string escape_markup(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -189,9 +200,10 @@ std::string format_svg_heatmap(const Grid& g, const std::string& title) {
            colour(scale.position(v)) + "\"><title>" + escape_markup(g.label(r)) + " -> " + escape_markup(g.label(c)) +
            ": " + full_number(v) + "</title></rect>\n";
       if (numbers)
-        s += "<text x=\"" + n(x + cell / 2) + "\" y=\"" + n(y + cell / 2 + 4) + "\" text-anchor=\"middle\" font-size=\"" +
-             n(std::min(12, cell / 3)) + "\" fill=\"" + (scale.position(v) > 0.6 ? "black" : "white") +
-             "\" pointer-events=\"none\">" + short_number(v) + "</text>\n";
+        s += "<text x=\"" + n(x + cell / 2) + "\" y=\"" + n(y + cell / 2 + 4) +
+             "\" text-anchor=\"middle\" font-size=\"" + n(std::min(12, cell / 3)) + "\" fill=\"" +
+             (scale.position(v) > 0.6 ? "black" : "white") + "\" pointer-events=\"none\">" + short_number(v) +
+             "</text>\n";
     }
   }
   // Axis labels (first rank of the bin): at most about 16 per axis.

@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "formats/prof_format.h"  // FormatError, read_dump_text
+#include "readers/prof_reader.h"
 
 namespace mpimon::tools {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands/subcommand.h"
-#include "formats/prof_format.h"
+#include "readers/format_error.h"
 #include "topology.h"
 
 using namespace mpimon::tools;

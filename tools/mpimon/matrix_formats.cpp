@@ -93,8 +93,7 @@ std::vector<Cell> both_directions(const std::vector<Cell>& cells) {
   return out;
 }
 
-std::string format_text_matrix(const TrafficMatrix& matrix, const Selection& selection, Metric metric,
-                               bool symmetric) {
+std::string format_text_matrix(const TrafficMatrix& matrix, const Selection& selection, Metric metric, bool symmetric) {
   const int32_t n = matrix.ranks();
   check_dense(n, kDenseTextRanks, "the terminal table");
   const std::vector<Cell> cells = selected(matrix, selection, symmetric);
@@ -141,8 +140,8 @@ std::string format_matrix(const TrafficMatrix& matrix, const Selection& selectio
     }
     if (format == FileFormat::sparse_csv) return std::string("sender,receiver,") + metric_word + '\n' + body;
     return "%%MatrixMarket matrix coordinate real general\n% mpimon: " + selection.name() + " " + metric_name(metric) +
-           (symmetric ? " (symmetric average)" : "") + ", row = sender, column = receiver\n" + std::to_string(n) +
-           ' ' + std::to_string(n) + ' ' + std::to_string(non_zeros) + '\n' + body;
+           (symmetric ? " (symmetric average)" : "") + ", row = sender, column = receiver\n" + std::to_string(n) + ' ' +
+           std::to_string(n) + ' ' + std::to_string(non_zeros) + '\n' + body;
   }
   const Style style = format == FileFormat::mat ? Style::profile2mat : Style::exact;
   const std::string zero = value_text({}, metric, false, style);
@@ -169,19 +168,26 @@ std::string format_matrix(const TrafficMatrix& matrix, const Selection& selectio
 
 const char* metric_name(Metric metric) {
   switch (metric) {
-    case Metric::messages: return "msg";
-    case Metric::bytes: return "size";
-    case Metric::average: return "avg";
+    case Metric::messages:
+      return "msg";
+    case Metric::bytes:
+      return "size";
+    case Metric::average:
+      return "avg";
   }
   return "?";
 }
 
 const char* file_extension(FileFormat format) {
   switch (format) {
-    case FileFormat::csv: return "csv";
-    case FileFormat::sparse_csv: return "csv";
-    case FileFormat::mat: return "mat";
-    case FileFormat::matrix_market: return "mtx";
+    case FileFormat::csv:
+      return "csv";
+    case FileFormat::sparse_csv:
+      return "csv";
+    case FileFormat::mat:
+      return "mat";
+    case FileFormat::matrix_market:
+      return "mtx";
   }
   return "?";
 }

@@ -4,15 +4,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <ostream>
+#include <stdexcept>
 
-#include "formats/job_format.h"
 #include "dumps.h"
+#include "formats/job_format.h"
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 
@@ -71,8 +72,7 @@ std::string series_folder_of(const std::string& argument) {
   return {};
 }
 
-ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time,
-                              std::ostream& notes) {
+ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time, std::ostream& notes) {
   if (time.given() && time.to <= time.from)
     throw std::invalid_argument("--to (" + seconds_text(time.to) + ") must be after --from (" +
                                 seconds_text(time.from) + ")");
@@ -86,8 +86,9 @@ ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const T
     const std::string folder = finished_file && !time.given() ? std::string() : series_folder_of(argument);
     if (folder.empty()) {
       if (time.given())
-        throw FormatError(argument + ": no time series to select --from/--to in (a job run with "
-                                     "pml_monitoring_snapshot_interval above 0 has one)");
+        throw FormatError(argument +
+                          ": no time series to select --from/--to in (a job run with "
+                          "pml_monitoring_snapshot_interval above 0 has one)");
       others.push_back(argument);
       continue;
     }

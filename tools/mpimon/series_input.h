@@ -40,7 +40,6 @@ struct ResolvedInputs {
   std::vector<std::string> files;
   DumpLoader load;  // the series' texts, else the files
 };
-ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time,
-                              std::ostream& notes);
+ResolvedInputs resolve_inputs(const std::vector<std::string>& arguments, const TimeOptions& time, std::ostream& notes);
 
 }  // namespace mpimon::tools

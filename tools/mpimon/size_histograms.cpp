@@ -1,4 +1,6 @@
 #include "size_histograms.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 #include <algorithm>
 
@@ -90,12 +92,14 @@ std::string size_histogram_notes(const SizeHistograms& h) {
       }
       out += (shown > 1 ? ", " : " ") + std::to_string(peer);
     }
-    out += ": not shown: the .prof files keep one histogram for their external and internal traffic together "
-           "(--category all shows it; a job file has each)\n";
+    out +=
+        ": not shown: the .prof files keep one histogram for their external and internal traffic together "
+        "(--category all shows it; a job file has each)\n";
   }
   if (h.sizes_missing)
-    out += "one-sided and collective traffic (S, R, C lines) has no size histogram in .prof files: "
-           "its sizes are in the job file\n";
+    out +=
+        "one-sided and collective traffic (S, R, C lines) has no size histogram in .prof files: "
+        "its sizes are in the job file\n";
   return out;
 }
 
@@ -107,8 +111,8 @@ std::string format_size_histograms(const SizeHistograms& h) {
   for (const auto& [peer, counts] : h.per_peer)
     for (int b = 0; b < kHistogramBuckets; ++b)
       if (counts[b]) low = std::min(low, b), high = std::max(high, b);
-  std::string out = "message sizes sent by rank " + std::to_string(h.sender) + " (" + h.selection +
-                    "), messages per size class\n";
+  std::string out =
+      "message sizes sent by rank " + std::to_string(h.sender) + " (" + h.selection + "), messages per size class\n";
   if (high < 0) return out + "(no message)\n" + notes;
   auto cell = [](const std::string& s) { return std::string(s.size() < 8 ? 8 - s.size() : 0, ' ') + s; };
   out += cell("to") + " |";

@@ -6,8 +6,9 @@
 #include <map>
 #include <tuple>
 
-#include "formats/prof_format.h"  // FormatError
-#include "heatmap.h"              // short_number, escape_markup
+#include "heatmap.h"  // short_number, escape_markup
+#include "readers/format_error.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::tools {
 

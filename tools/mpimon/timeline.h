@@ -29,14 +29,14 @@ struct Timeline {
   double interval_seconds = 1;
   uint64_t first = 1, last = 0;  // the intervals shown (first..last), empty when last < first
   std::vector<std::array<Traffic, kCategoryCount>> traffic;  // [interval - first][category]
-  std::vector<double> sync_seconds;  // one-sided synchronisation time (window_sync), all ranks
+  std::vector<double> sync_seconds;                          // one-sided synchronisation time (window_sync), all ranks
   bool has_sync = false;
   std::vector<double> change;  // the pattern change per interval; < 0 where no sender had earlier traffic
 
   struct Pair {
     int32_t source = 0, destination = 0;
     Category category = Category::external;
-    uint64_t bytes = 0;                // in the range
+    uint64_t bytes = 0;  // in the range
     std::vector<uint64_t> per_interval;
   };
   std::vector<Pair> top_pairs;  // the busiest pairs of the range, by bytes

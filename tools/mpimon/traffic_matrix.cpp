@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "formats/prof_format.h"  // FormatError
+#include "readers/format_error.h"
 
 namespace mpimon::tools {
 

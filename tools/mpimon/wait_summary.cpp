@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "matrix_formats.h"
+#include "readers/wait_annotations_reader.h"
 
 #include <algorithm>
 #include <charconv>

@@ -13,10 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "dumps.h"
-#include "formats/job_format.h"
 #include "analyses/wait_states/wait_patterns.h"
 #include "analyses/wait_states/wait_totals.h"
+#include "dumps.h"
+#include "formats/job_format.h"
+#include "readers/wait_annotations_reader.h"
 
 namespace mpimon::tools {
 

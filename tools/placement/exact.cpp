@@ -26,8 +26,8 @@ struct Shape {
   int capacity = 0;  // clamped to the job size: larger capacities constrain nothing
   bool is_host = false;
   bool is_core = false;
-  bool shares_evenly = false;  // a host whose cores take an even share of its processes
-  int cores = 1;               // cores below (clamped to the job size)
+  bool shares_evenly = false;             // a host whose cores take an even share of its processes
+  int cores = 1;                          // cores below (clamped to the job size)
   std::vector<std::pair<int, int>> runs;  // (child shape, how many such children), by shape id
 };
 
@@ -36,15 +36,19 @@ class Search {
   Search(const Affinity& affinity, const Cluster& cluster)
       : n_(affinity.size()), tree_(cluster), shape_of_(tree_.nodes.size(), -1) {
     compute_boundaries(affinity);
-    std::map<std::vector<int>, int> ids;                                            // shape key -> id
+    std::map<std::vector<int>, int> ids;  // shape key -> id
     std::vector<long> cores(tree_.nodes.size(), 1);
     for (int node = static_cast<int>(tree_.nodes.size()) - 1; node >= 0; --node) {  // children first
       const CapacityTree::Node& t = tree_.nodes[node];
       if (!t.children.empty()) cores[node] = 0;
       for (int c : t.children) cores[node] += cores[c];
       const bool even = t.is_host && cluster.hosts[t.host].shares_evenly();
-      Shape shape{std::min(t.capacity, n_), t.is_host, t.children.empty(), even,
-                  static_cast<int>(std::min<long>(cores[node], n_)), {}};
+      Shape shape{std::min(t.capacity, n_),
+                  t.is_host,
+                  t.children.empty(),
+                  even,
+                  static_cast<int>(std::min<long>(cores[node], n_)),
+                  {}};
       std::map<int, int> children;
       for (int c : t.children)
         if (tree_.nodes[c].capacity > 0) ++children[shape_of_[c]];

@@ -82,9 +82,9 @@ int MPI_T_event_get_num(int* num_events) {
   return MPI_SUCCESS;
 }
 
-int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity,
-                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements,
-                         MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) {
+int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[],
+                         MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info,
+                         char* desc, int* desc_len, int* bind) {
   if (int rc = enter(Access::outside_callbacks)) return rc;
   EventType* type = type_at(event_index);
   if (type == nullptr) return MPI_T_ERR_INVALID_INDEX;

@@ -31,15 +31,18 @@ typedef struct mpimon_pml_event {
  * entry, end on return. Nonblocking: begin at the call, end at request completion. */
 #define MPIMON_EVENT_COLL_BEGIN "mpimon_coll_begin"
 #define MPIMON_EVENT_COLL_END "mpimon_coll_end"
-#define MPIMON_COLL_KINDS(X)                                                                                          \
-  X(allgather)                                                                                                        \
-  X(allgatherv) X(allreduce) X(alltoall) X(alltoallv) X(alltoallw) X(barrier) X(bcast) X(exscan) X(gather) X(gatherv) \
-      X(reduce) X(reduce_scatter) X(reduce_scatter_block) X(scan) X(scatter) X(scatterv) X(iallgather) X(iallgatherv) \
-          X(iallreduce) X(ialltoall) X(ialltoallv) X(ialltoallw) X(ibarrier) X(ibcast) X(iexscan) X(igather)          \
-              X(igatherv) X(ireduce) X(ireduce_scatter) X(ireduce_scatter_block) X(iscan) X(iscatter) X(iscatterv)    \
-                  X(neighbor_allgather) X(neighbor_allgatherv) X(neighbor_alltoall) X(neighbor_alltoallv)             \
-                      X(neighbor_alltoallw) X(ineighbor_allgather) X(ineighbor_allgatherv) X(ineighbor_alltoall)      \
-                          X(ineighbor_alltoallv) X(ineighbor_alltoallw)
+/* clang-format off */
+#define MPIMON_COLL_KINDS(X)                                                                 \
+  X(allgather) X(allgatherv) X(allreduce) X(alltoall) X(alltoallv) X(alltoallw) X(barrier)   \
+  X(bcast) X(exscan) X(gather) X(gatherv) X(reduce) X(reduce_scatter)                        \
+  X(reduce_scatter_block) X(scan) X(scatter) X(scatterv) X(iallgather) X(iallgatherv)        \
+  X(iallreduce) X(ialltoall) X(ialltoallv) X(ialltoallw) X(ibarrier) X(ibcast) X(iexscan)    \
+  X(igather) X(igatherv) X(ireduce) X(ireduce_scatter) X(ireduce_scatter_block) X(iscan)     \
+  X(iscatter) X(iscatterv) X(neighbor_allgather) X(neighbor_allgatherv) X(neighbor_alltoall) \
+  X(neighbor_alltoallv) X(neighbor_alltoallw) X(ineighbor_allgather)                         \
+  X(ineighbor_allgatherv) X(ineighbor_alltoall) X(ineighbor_alltoallv)                       \
+  X(ineighbor_alltoallw)
+/* clang-format on */
 #define MPIMON_COLL_KIND_ENUMERATOR(name) MPIMON_COLL_KIND_##name,
 enum mpimon_coll_kind { MPIMON_COLL_KINDS(MPIMON_COLL_KIND_ENUMERATOR) MPIMON_COLL_KIND_COUNT };
 #undef MPIMON_COLL_KIND_ENUMERATOR
@@ -56,18 +59,20 @@ typedef struct mpimon_coll_event {
 #define MPIMON_EVENT_OSC_OP_ISSUED "mpimon_osc_op_issued"
 #define MPIMON_EVENT_OSC_SYNC_BEGIN "mpimon_osc_sync_begin"
 #define MPIMON_EVENT_OSC_SYNC_END "mpimon_osc_sync_end"
-#define MPIMON_OSC_OP_KINDS(X)                                                                             \
-  X(put)                                                                                                   \
-  X(rput) X(get) X(rget) X(accumulate) X(raccumulate) X(get_accumulate) X(rget_accumulate) X(fetch_and_op) \
-      X(compare_and_swap)
+/* clang-format off */
+#define MPIMON_OSC_OP_KINDS(X)                                                                \
+  X(put) X(rput) X(get) X(rget) X(accumulate) X(raccumulate) X(get_accumulate)                \
+  X(rget_accumulate) X(fetch_and_op) X(compare_and_swap)
+/* clang-format on */
 #define MPIMON_OSC_OP_ENUMERATOR(name) MPIMON_OSC_OP_##name,
 enum mpimon_osc_op_kind { MPIMON_OSC_OP_KINDS(MPIMON_OSC_OP_ENUMERATOR) MPIMON_OSC_OP_COUNT };
 #undef MPIMON_OSC_OP_ENUMERATOR
 /* Same order as mpimon::SyncKind (analyses/window_sync.h). */
-#define MPIMON_OSC_SYNC_KINDS(X)                                                                            \
-  X(fence)                                                                                                  \
-  X(start) X(complete) X(post) X(wait) X(test) X(lock) X(unlock) X(lock_all) X(unlock_all) X(sync) X(flush) \
-      X(flush_all) X(flush_local) X(flush_local_all)
+/* clang-format off */
+#define MPIMON_OSC_SYNC_KINDS(X)                                                              \
+  X(fence) X(start) X(complete) X(post) X(wait) X(test) X(lock) X(unlock) X(lock_all)         \
+  X(unlock_all) X(sync) X(flush) X(flush_all) X(flush_local) X(flush_local_all)
+/* clang-format on */
 typedef struct mpimon_osc_op_event {
   int32_t win_id;      /* the window's index (MPI_Win_c2f) */
   int32_t kind;        /* enum mpimon_osc_op_kind; names in the event info "mpimon_enum_kind" */
@@ -88,8 +93,11 @@ typedef struct mpimon_osc_sync_event {
  * synchronisation call that closed the epoch. Patterns in the order of the
  * osc_monitoring_wait_time performance variable. */
 #define MPIMON_EVENT_OSC_WAIT_STATE "mpimon_osc_wait_state"
-#define MPIMON_OSC_WAIT_PATTERNS(X) \
-  X(late_post) X(early_transfer) X(early_wait) X(late_complete) X(wait_at_fence) X(early_fence) X(lock_competition)
+/* clang-format off */
+#define MPIMON_OSC_WAIT_PATTERNS(X)                                                          \
+  X(late_post) X(early_transfer) X(early_wait) X(late_complete) X(wait_at_fence)              \
+  X(early_fence) X(lock_competition)
+/* clang-format on */
 typedef struct mpimon_osc_wait_event {
   int32_t win_id;  /* the window's index (MPI_Win_c2f) */
   int32_t pattern; /* in MPIMON_OSC_WAIT_PATTERNS order; names in "mpimon_enum_pattern" */
@@ -104,10 +112,11 @@ typedef struct mpimon_osc_wait_event {
 #define MPIMON_EVENT_IO_ACCESS "mpimon_io_access"
 #define MPIMON_EVENT_IO_FS_OPERATION "mpimon_io_fs_operation"
 /* Same order as mpimon::mpi_io::Access (file_record.h). */
-#define MPIMON_IO_ACCESS_KINDS_C(X)                                                                                   \
-  X(read_at)                                                                                                          \
-  X(read_at_all) X(read) X(read_all) X(read_shared) X(read_ordered) X(write_at) X(write_at_all) X(write) X(write_all) \
-      X(write_shared) X(write_ordered)
+/* clang-format off */
+#define MPIMON_IO_ACCESS_KINDS_C(X)                                                          \
+  X(read_at) X(read_at_all) X(read) X(read_all) X(read_shared) X(read_ordered)               \
+  X(write_at) X(write_at_all) X(write) X(write_all) X(write_shared) X(write_ordered)
+/* clang-format on */
 #define MPIMON_IO_CALLS(X) X(blocking) X(nonblocking) X(split)
 typedef struct mpimon_io_access_event {
   int32_t file_id; /* MPI_File_c2f of the file */

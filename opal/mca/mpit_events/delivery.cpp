@@ -371,7 +371,8 @@ void discard_backlog_locked(Source& source, Registration& reg, bool count_droppe
   tables.queued.fetch_sub(static_cast<long>(n), std::memory_order_relaxed);
   reg.backlog.clear();
   if (count_dropped) {
-    reg.dropped = n > static_cast<std::size_t>(kMaxCount - reg.dropped) ? kMaxCount : reg.dropped + static_cast<MPI_Count>(n);
+    reg.dropped =
+        n > static_cast<std::size_t>(kMaxCount - reg.dropped) ? kMaxCount : reg.dropped + static_cast<MPI_Count>(n);
     update_drop_report(source, reg);
   }
 }

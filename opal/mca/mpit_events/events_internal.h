@@ -43,7 +43,7 @@ struct mpimon_mpit_event_instance;
 
 namespace mpimon::events {
 
-inline constexpr std::size_t kMaxPayload = 64;     // bytes of one instance's payload
+inline constexpr std::size_t kMaxPayload = 64;      // bytes of one instance's payload
 inline constexpr std::size_t kRingCapacity = 1024;  // pending instances per source
 inline constexpr int kLevels = 4;                   // MPI_T_cb_safety values
 inline constexpr int kMaxSources = 256;
@@ -190,9 +190,9 @@ struct EventType {
   // Never null. Published under control + source lock; read by deliverers.
   std::atomic<const Snapshot*> snapshot{nullptr};
   // Guarded by control.
-  std::map<uint64_t, Registration*> registrations;  // live, object not freed, by id
+  std::map<uint64_t, Registration*> registrations;                      // live, object not freed, by id
   std::map<std::pair<const void*, uint64_t>, Registration*> by_object;  // the bound ones, by (object, id)
-  int listening = 0;                          // registrations with >= 1 callback
+  int listening = 0;                                                    // registrations with >= 1 callback
   struct Watcher {
     unsigned char* flag;
     mpimon_events_changed_fn* changed;  // may be null
@@ -371,7 +371,7 @@ inline MPI_Count clock_read() {
 
 // ---- ompi_bridge.cpp: what needs Open MPI internals ----
 bool mpit_initialized();
-bool mpi_usable();  // between MPI_Init and MPI_Finalize
+bool mpi_usable();     // between MPI_Init and MPI_Finalize
 int category_index();  // our category (registered/re-found now), or -1
 // MPI_SUCCESS and whether cat_index is our category, or MPI_T_ERR_INVALID_INDEX.
 int category_lookup(int cat_index, bool* ours);

@@ -50,9 +50,9 @@ extern "C" {
  * nothing (the #if above covers the whole file). */
 
 /* An event instance: valid only inside the event callback that received it. */
-typedef struct mpimon_mpit_event_instance *MPI_T_event_instance;
+typedef struct mpimon_mpit_event_instance* MPI_T_event_instance;
 /* A registration (handle) for one event type, possibly bound to one MPI object. */
-typedef struct mpimon_mpit_event_registration *MPI_T_event_registration;
+typedef struct mpimon_mpit_event_registration* MPI_T_event_registration;
 
 /* What a calling context requires of a callback, in increasing strictness. */
 typedef enum MPI_T_cb_safety {
@@ -66,22 +66,21 @@ typedef enum MPI_T_cb_safety {
 typedef enum MPI_T_source_order { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED = 1 } MPI_T_source_order;
 
 /* Called for each delivered instance; `cb_safety` is what the current context requires. */
-typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
-                                     MPI_T_event_registration event_registration,
-                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void* user_data);
 /* Called once when a freed registration can no longer receive callbacks. */
-typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
-                                          MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                          void* user_data);
 /* Called with the number of instances a registration missed (saturating at the largest
  * MPI_Count) before the next instance of `source_index` is delivered to it. */
 typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration,
-                                             int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+                                             int source_index, MPI_T_cb_safety cb_safety, void* user_data);
 
 /* ---- Sources ---------------------------------------------------------------------- */
 
 /* Number of event sources (grows only; indices are stable for the process).
  * MPI_T_ERR_INVALID if num_sources is NULL. */
-int MPI_T_source_get_num(int *num_sources);
+int MPI_T_source_get_num(int* num_sources);
 
 /* Describe a source. NULL outputs are ignored. name/desc lengths are in/out as in
  * MPI_T_pvar_get_info (at most *len bytes written including the NUL, *len set to the
@@ -93,19 +92,19 @@ int MPI_T_source_get_num(int *num_sources);
  * second, compare directly (MPI_T alone promises that only within one source). */
 #define MPIMON_EVENTS_CLOCK "mpimon_clock"
 
-int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
-                          MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
-                          MPI_Info *info);
+int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
+                          MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks,
+                          MPI_Info* info);
 
 /* The source's current time. MPI_T_ERR_INVALID_INDEX for a bad index,
  * MPI_T_ERR_NOT_SUPPORTED if the source cannot give a timestamp on demand,
  * MPI_T_ERR_INVALID if timestamp is NULL. */
-int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
+int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp);
 
 /* ---- Event types ------------------------------------------------------------------ */
 
 /* Number of event types (grows only; indices are stable for the process). */
-int MPI_T_event_get_num(int *num_events);
+int MPI_T_event_get_num(int* num_events);
 
 /* Describe an event type. Any NULL output is ignored; if num_elements is NULL both
  * arrays are ignored. *num_elements is in/out: at most that many datatypes and
@@ -114,13 +113,13 @@ int MPI_T_event_get_num(int *num_events);
  * MPI_T_enum_get_info / MPI_T_enum_get_item). `info` receives a new info object with the
  * type's descriptive keys. `bind` is an MPI_T_BIND_* constant. An empty description is
  * returned as "" with *desc_len 1. MPI_T_ERR_INVALID_INDEX for a bad index. */
-int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
-                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
-                         MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind);
+int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[],
+                         MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info,
+                         char* desc, int* desc_len, int* bind);
 
 /* Index of the event type called `name`: MPI_T_ERR_INVALID_NAME if none,
  * MPI_T_ERR_INVALID if an argument is NULL. */
-int MPI_T_event_get_index(const char *name, int *event_index);
+int MPI_T_event_get_index(const char* name, int* event_index);
 
 /* ---- Registrations ---------------------------------------------------------------- */
 
@@ -134,8 +133,8 @@ int MPI_T_event_get_index(const char *name, int *event_index);
  * the events of every object of its kind, also Open MPI's internal communicators that
  * the application never sees, and obj_handle is ignored. Nothing is delivered until a
  * callback is registered. */
-int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
-                             MPI_T_event_registration *event_registration);
+int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info,
+                             MPI_T_event_registration* event_registration);
 
 /* The hint (an info key of MPI_T_event_handle_alloc, value "true") that binds a
  * registration to every object of its type's kind. */
@@ -146,7 +145,7 @@ int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI
 
 /* The hints in use: a new info object the caller frees (MPIMON_EVENTS_EVERY_OBJECT =
  * "true" for a registration allocated with it, else empty). */
-int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used);
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used);
 
 /* Set the callback of a registration for one safety level (at most one per level:
  * registering again replaces it, a NULL function removes it). An instance raised where
@@ -156,8 +155,8 @@ int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI
  * registration's own, so it never costs another registration its instances; if it is
  * full the instance is dropped for this registration and counted. MPI_T_ERR_INVALID for
  * a bad cb_safety. */
-int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                  MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function);
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info,
+                                  void* user_data, MPI_T_event_cb_function event_cb_function);
 
 /* Hints for one callback (none are defined: accepted and ignored). */
 int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
@@ -165,13 +164,13 @@ int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, M
 
 /* The hints in use for one callback: a new (empty) info object the caller frees. */
 int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                  MPI_Info *info_used);
+                                  MPI_Info* info_used);
 
 /* Start freeing a registration: no callback starts after this returns, and
  * free_cb_function (if not NULL) runs exactly once after the last callback of the
  * registration returned -- immediately, or when a callback in progress returns (also when
  * a callback frees its own registration). The handle is invalid afterwards. */
-int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data,
                             MPI_T_event_free_cb_function free_cb_function);
 
 /* Set (replace; NULL removes) the handler told how many instances the registration
@@ -186,24 +185,24 @@ int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
 /* Copy element `element_index` of the instance into buffer (the element's datatype
  * size). MPI_T_ERR_INVALID_INDEX for an index outside 0..num_elements-1,
  * MPI_T_ERR_INVALID_HANDLE for an instance that is not being delivered. */
-int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer);
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer);
 
 /* Copy every element to buffer at its advertised displacement (nothing at or past the
  * type's extent is written). */
-int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer);
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer);
 
 /* The observation time of the instance, in ticks of its source. */
-int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp);
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp);
 
 /* The index of the source that raised the instance. */
-int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index);
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index);
 
 /* ---- Categories ------------------------------------------------------------------- */
 
 /* Number of event types in an MPI_T category (Open MPI's category indices; our types are
  * in "mpimon_events", every other category has none). MPI_T_ERR_INVALID_INDEX for a bad
  * index. */
-int MPI_T_category_get_num_events(int cat_index, int *num_events);
+int MPI_T_category_get_num_events(int cat_index, int* num_events);
 
 /* The first min(len, number) event indices of a category. */
 int MPI_T_category_get_events(int cat_index, int len, int indices[]);

@@ -1,9 +1,9 @@
 // Everything that needs Open MPI 4.1 internals: the MPI_T init count, our MPI_T category
 // (an MCA variable group), element enums (MCA enums, which MPI_T_enum_* understands)
 // and info objects usable before MPI_Init.
+#include <ompi_config.h>
 #include <atomic>
 #include <cstring>
-#include <ompi_config.h>
 extern "C" {
 #include <ompi/info/info.h>
 #include <opal/mca/base/mca_base_var.h>
@@ -115,8 +115,8 @@ int every_object_hint(MPI_Info info, bool* every) {
   // opal_info_get: the object may come from MPI_Info_create or from make_info.
   char value[8] = {};
   int flag = 0;
-  if (opal_info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, sizeof value - 1,
-                    value, &flag) != OPAL_SUCCESS)
+  if (opal_info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, sizeof value - 1, value,
+                    &flag) != OPAL_SUCCESS)
     return MPI_T_ERR_INVALID;
   *every = flag && std::strcmp(value, "true") == 0;
   return MPI_SUCCESS;
@@ -134,8 +134,7 @@ int element_enum(EventType& type, MPI_T_enum* out) {
         values.push_back({static_cast<int>(i), type.elements[i].name.c_str()});
       values.push_back({0, nullptr});
       mca_base_var_enum_t* created = nullptr;
-      if (mca_base_var_enum_create(type.name.c_str(), values.data(), &created) != OPAL_SUCCESS)
-        return MPI_T_ERR_MEMORY;
+      if (mca_base_var_enum_create(type.name.c_str(), values.data(), &created) != OPAL_SUCCESS) return MPI_T_ERR_MEMORY;
       // Kept for the life of the process (copies the strings), like the type itself.
       type.element_enum.store(created, std::memory_order_release);
       existing = created;

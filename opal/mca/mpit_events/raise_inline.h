@@ -25,11 +25,11 @@ inline constexpr uint32_t kInlineLayout = [] {
 }();
 
 // ---- Exported by the library (delivery.cpp) ----
-uint32_t inline_layout();                       // the library's kInlineLayout
-EventType* event_type(int event_index);         // a registered type (the index is not checked)
+uint32_t inline_layout();                // the library's kInlineLayout
+EventType* event_type(int event_index);  // a registered type (the index is not checked)
 // Everything but the direct path; `holding`: the caller took the token already.
-void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp,
-                MPI_T_cb_safety context, bool holding);
+void raise_slow(EventType& type, const void* object, const void* payload, MPI_Count timestamp, MPI_T_cb_safety context,
+                bool holding);
 // The direct path but for its shortest case: token held, the type's snapshot loaded.
 void raise_held(EventType& type, const Snapshot* snap, const void* object, const unsigned char* payload,
                 MPI_Count timestamp, MPI_T_cb_safety context);

@@ -130,8 +130,8 @@ int mpimon_events_register_source(const char* name, const char* description, MPI
   return register_source(name, description, ordering, 0, source_index);
 }
 
-int mpimon_events_register_source_ex(const char* name, const char* description, MPI_T_source_order ordering,
-                                     int flags, int* source_index) {
+int mpimon_events_register_source_ex(const char* name, const char* description, MPI_T_source_order ordering, int flags,
+                                     int* source_index) {
   return register_source(name, description, ordering, flags, source_index);
 }
 

@@ -2,10 +2,10 @@
 #include <iostream>
 #include <memory>
 
-#include "files/atomic_file.h"
 #include "commands/options.h"
-#include "report/report.h"
 #include "commands/subcommand.h"
+#include "files/atomic_file.h"
+#include "report/report.h"
 
 namespace mpimon::tools {
 
@@ -17,7 +17,9 @@ Subcommand add_report_command(CLI::App& mpimon) {
   };
   auto o = std::make_shared<ReportOptions>();
   CLI::App* report = mpimon.add_subcommand("report", "one self-contained HTML page about a job (viewable offline)");
-  report->add_option("dumps", o->inputs, "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
+  report
+      ->add_option("dumps", o->inputs,
+                   "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
       ->required();
   report->add_option("-o,--output", o->output, "the HTML file to write");
   add_time_options(*report, o->time);

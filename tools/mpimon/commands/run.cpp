@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "launcher.h"
 #include "commands/subcommand.h"
+#include "launcher.h"
 
 namespace mpimon::tools {
 

@@ -3,11 +3,12 @@
 #include <memory>
 #include <stdexcept>
 
+#include "commands/options.h"
+#include "commands/subcommand.h"
 #include "files/atomic_file.h"
 #include "heatmap.h"
-#include "commands/options.h"
+#include "readers/format_error.h"
 #include "size_histograms.h"
-#include "commands/subcommand.h"
 #include "timeline.h"
 
 namespace mpimon::tools {
@@ -31,8 +32,9 @@ int show_timeline(const ShowOptions& o) {
   for (const std::string& input : o.inputs) {
     const std::string folder = series_folder_of(input);
     if (folder.empty())
-      throw FormatError(input + ": no time series (a job run with pml_monitoring_snapshot_interval above 0 has "
-                                "one, <job file>.series)");
+      throw FormatError(input +
+                        ": no time series (a job run with pml_monitoring_snapshot_interval above 0 has "
+                        "one, <job file>.series)");
     const Timeline timeline = build_timeline(folder, o.time.range());
     for (const std::string& note : timeline.info.notes) std::cerr << "mpimon: " << note << '\n';
     std::cout << input << ": " << format_terminal_timeline(timeline, metric);
@@ -58,7 +60,8 @@ int run_show(const ShowOptions& o) {
     return 0;
   }
   const Grid grid = bin_matrix(dumps.matrix, selection, metric_of(o.metric));
-  const std::string title = selection.title() + ", " + o.metric + " (" + std::to_string(dumps.matrix.ranks()) + " ranks)";
+  const std::string title =
+      selection.title() + ", " + o.metric + " (" + std::to_string(dumps.matrix.ranks()) + " ranks)";
   std::cout << format_terminal_heatmap(grid, title);
   if (!o.svg.empty()) {
     if (std::string error = write_file_atomically(o.svg, format_svg_heatmap(grid, title)); !error.empty()) {
@@ -76,7 +79,8 @@ Subcommand add_show_command(CLI::App& mpimon) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* show = mpimon.add_subcommand(
       "show", "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image");
-  show->add_option("dumps", o->inputs, "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
+  show->add_option("dumps", o->inputs,
+                   "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
       ->required();
   show->add_option("--category", o->category,
                    "external, internal, coll, osc_sent, osc_recv, osc (S + R) or all (E + I + S + R, the default)")
@@ -84,7 +88,8 @@ Subcommand add_show_command(CLI::App& mpimon) {
   show->add_option("--metric", o->metric, "messages, bytes or average")
       ->check(CLI::IsMember({"messages", "bytes", "average"}));
   show->add_option("--svg", o->svg, "also write the heatmap as an SVG image (axis labels, colour scale)");
-  show->add_option("--histograms", o->histograms_of, "instead: the message-size histograms of this sender rank, per peer")
+  show->add_option("--histograms", o->histograms_of,
+                   "instead: the message-size histograms of this sender rank, per peer")
       ->check(CLI::Range(0, kMaxRank));
   show->add_flag("--timeline", o->timeline,
                  "instead: bytes (or --metric messages) per snapshot interval per category, the busiest pairs over "

@@ -9,8 +9,8 @@
 namespace mpimon::tools {
 
 struct Subcommand {
-  CLI::App* app = nullptr;    // parsed: *app is true when the user chose this subcommand
-  std::function<int()> run;   // returns the process exit status
+  CLI::App* app = nullptr;   // parsed: *app is true when the user chose this subcommand
+  std::function<int()> run;  // returns the process exit status
 };
 
 Subcommand add_run_command(CLI::App& mpimon);

@@ -6,6 +6,7 @@
 
 #include "commands/options.h"
 #include "commands/subcommand.h"
+#include "readers/format_error.h"
 #include "wait_summary.h"
 
 namespace mpimon::tools {

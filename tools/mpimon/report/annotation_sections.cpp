@@ -18,8 +18,9 @@ std::string name_cell(const std::string& text) { return "<td class=\"name\">" + 
 std::string collective_classes_section(const ReportInput& input) {
   std::string out = "<h2>Collectives per communicator</h2>\n";
   if (input.collectives.empty())
-    return out + "<p>No collective classes recorded (needs the COLL layer: a job file, or .prof files with D "
-                 "lines).</p>\n";
+    return out +
+           "<p>No collective classes recorded (needs the COLL layer: a job file, or .prof files with D "
+           "lines).</p>\n";
   auto bytes = [](const CollectiveRow& r) {
     return Total{r.classes[0].bytes} + r.classes[1].bytes + r.classes[2].bytes;
   };
@@ -28,8 +29,9 @@ std::string collective_classes_section(const ReportInput& input) {
       [](const CollectiveRow& a, const CollectiveRow& b) {
         return std::tie(a.communicator, a.rank) < std::tie(b.communicator, b.rank);
       });
-  out += "<table><tr><th>rank</th><th>communicator</th><th>one-to-all calls</th><th>bytes</th>"
-         "<th>all-to-one calls</th><th>bytes</th><th>all-to-all calls</th><th>bytes</th></tr>\n";
+  out +=
+      "<table><tr><th>rank</th><th>communicator</th><th>one-to-all calls</th><th>bytes</th>"
+      "<th>all-to-one calls</th><th>bytes</th><th>all-to-all calls</th><th>bytes</th></tr>\n";
   for (const CollectiveRow* r : rows) {
     out += "<tr>" + cell(std::to_string(r->rank)) + name_cell(r->communicator);
     for (const Traffic& t : r->classes) out += cell(std::to_string(t.messages)) + cell(std::to_string(t.bytes));

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "heatmap.h"
+#include "readers/job_reader.h"
 #include "report/sections.h"
 
 namespace mpimon::tools {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "heatmap.h"
+#include "readers/job_reader.h"
 #include "report/sections.h"
 #include "timeline.h"
 
@@ -54,7 +55,8 @@ std::string sparkline(const std::vector<uint64_t>& values) {
   std::string points;
   char text[48];
   for (size_t i = 0; i < values.size(); ++i) {
-    const double x = values.size() > 1 ? static_cast<double>(i) * width / static_cast<double>(values.size() - 1) : width / 2.0;
+    const double x =
+        values.size() > 1 ? static_cast<double>(i) * width / static_cast<double>(values.size() - 1) : width / 2.0;
     const double y = height - 2 - (max > 0 ? static_cast<double>(values[i]) / max : 0) * (height - 4);
     std::snprintf(text, sizeof text, "%.1f,%.1f ", x, y);
     points += text;
@@ -91,17 +93,20 @@ std::string timeline_section(const ReportInput& input) {
     for (double s : t.sync_seconds) total += s;
     out += "<p>One-sided synchronisation time, all ranks: " + number(total, "%.6f") + " s over the range.</p>\n";
   }
-  out += "<h3>Busiest pairs over time</h3>\n<table><tr><th>from</th><th>to</th><th>category</th><th>bytes</th>"
-         "<th>bytes per interval</th></tr>\n";
+  out +=
+      "<h3>Busiest pairs over time</h3>\n<table><tr><th>from</th><th>to</th><th>category</th><th>bytes</th>"
+      "<th>bytes per interval</th></tr>\n";
   for (const Timeline::Pair& p : t.top_pairs)
     out += "<tr><td>" + std::to_string(p.source) + "</td><td>" + std::to_string(p.destination) + "</td><td>" +
            category_name(p.category) + "</td><td>" + std::to_string(p.bytes) + "</td><td>" + sparkline(p.per_interval) +
            "</td></tr>\n";
-  out += "</table>\n<h3>When the pattern changes</h3>\n"
-         "<p>A sender's pattern in an interval is how its bytes split over (receiver, category); its change is the "
-         "total variation distance to its previous interval with traffic (0: same split, 1: all new pairs). An "
-         "interval's change is the mean over its senders, weighted by their bytes. The pattern changes where that "
-         "reaches " + number(Timeline::kChangeThreshold, "%.1f") + ".</p>\n";
+  out +=
+      "</table>\n<h3>When the pattern changes</h3>\n"
+      "<p>A sender's pattern in an interval is how its bytes split over (receiver, category); its change is the "
+      "total variation distance to its previous interval with traffic (0: same split, 1: all new pairs). An "
+      "interval's change is the mean over its senders, weighted by their bytes. The pattern changes where that "
+      "reaches " +
+      number(Timeline::kChangeThreshold, "%.1f") + ".</p>\n";
   if (const auto moment = t.change_moment()) {
     out += "<p>The pattern changes most at <b>" + number(t.start_of(*moment), "%.1f") + " s</b> (interval " +
            std::to_string(*moment) + ", change " + number(t.change[*moment - t.first], "%.2f") + ").</p>\n";

@@ -42,8 +42,7 @@ std::vector<Talk> busiest_talks(const TrafficMatrix& matrix, size_t count) {
 }  // namespace
 
 std::string totals_section(const ReportInput& input) {
-  std::string out =
-      "<h2>Totals</h2>\n<table><tr><th>traffic</th><th>messages</th><th>bytes</th><th>pairs</th></tr>\n";
+  std::string out = "<h2>Totals</h2>\n<table><tr><th>traffic</th><th>messages</th><th>bytes</th><th>pairs</th></tr>\n";
   std::vector<Selection> rows;
   for (int c = 0; c < kCategoryCount; ++c) rows.push_back(Selection(static_cast<Category>(c)));
   rows.push_back(Selection::all());
@@ -60,8 +59,9 @@ std::string totals_section(const ReportInput& input) {
 
 std::string heatmaps_section(const ReportInput& input) {
   std::string out = "<h2>Who talks to whom (bytes)</h2>\n";
-  out += "<p class=\"note\">Rows: where the data came from; columns: where it went (one-sided gets: from the target "
-         "read to the origin).</p>\n";
+  out +=
+      "<p class=\"note\">Rows: where the data came from; columns: where it went (one-sided gets: from the target "
+      "read to the origin).</p>\n";
   std::vector<Selection> shown{Selection::all()};
   for (int c = 0; c < kCategoryCount; ++c) shown.push_back(Selection(static_cast<Category>(c)));
   for (const Selection& s : shown) {

@@ -173,8 +173,8 @@ struct Rules {
   }
   // gather (and i-form)
   template <typename... Rest>
-  static void gather(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int, ompi_datatype_t*,
-                     int root, Rest&&...) {
+  static void gather(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int, ompi_datatype_t*, int root,
+                     Rest&&...) {
     to_root(s, root, packed(scount, sdtype));
   }
   // gatherv (and i-form)
@@ -185,8 +185,7 @@ struct Rules {
   }
   // reduce (and i-form)
   template <typename... Rest>
-  static void reduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*, int root,
-                     Rest&&...) {
+  static void reduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*, int root, Rest&&...) {
     to_root(s, root, packed(count, dtype));
   }
   // reduce_scatter (and i-form)

@@ -3,8 +3,8 @@
 
 #include "runtime/ompi_glue.h"
 
-#include <ompi/mca/coll/coll.h>
 #include <ompi/mca/coll/base/base.h>
+#include <ompi/mca/coll/coll.h>
 
 #include <vector>
 

@@ -8,8 +8,8 @@
 
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "runtime/component_version.h"
 #include "live/pvars.h"
+#include "runtime/component_version.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -63,11 +63,14 @@ void register_class_variables() {
     const char* description;
     ClassVariable variable;
   } table[] = {
-      {"o2a_count", "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
+      {"o2a_count",
+       "Number of one-to-all collectives (bcast, scatter) this process sent in (mpimon)",
        {CollectiveClass::one_to_all, false}},
-      {"a2o_count", "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
+      {"a2o_count",
+       "Number of all-to-one collectives (gather, reduce) this process sent in (mpimon)",
        {CollectiveClass::all_to_one, false}},
-      {"a2a_count", "Number of all-to-all collectives this process sent in (mpimon)",
+      {"a2a_count",
+       "Number of all-to-all collectives this process sent in (mpimon)",
        {CollectiveClass::all_to_all, false}},
       {"o2a_size", "Bytes this process sent in one-to-all collectives (mpimon)", {CollectiveClass::one_to_all, true}},
       {"a2o_size", "Bytes this process sent in all-to-one collectives (mpimon)", {CollectiveClass::all_to_one, true}},
@@ -97,14 +100,18 @@ int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   const mpimon::NbcKindTotals all = totals.sum();
   const double seconds_per_tick = tracker.clock().seconds_per_tick();
   switch (which) {
-    case NbcVariable::overlap: *static_cast<double*>(value) = totals.byte_weighted_overlap(); break;
+    case NbcVariable::overlap:
+      *static_cast<double*>(value) = totals.byte_weighted_overlap();
+      break;
     case NbcVariable::blocked_time:
       *static_cast<double*>(value) = static_cast<double>(all.blocked_ticks) * seconds_per_tick;
       break;
     case NbcVariable::duration:
       *static_cast<double*>(value) = static_cast<double>(all.duration_ticks) * seconds_per_tick;
       break;
-    case NbcVariable::calls: *static_cast<unsigned long long*>(value) = all.calls; break;
+    case NbcVariable::calls:
+      *static_cast<unsigned long long*>(value) = all.calls;
+      break;
   }
   return OMPI_SUCCESS;
 }

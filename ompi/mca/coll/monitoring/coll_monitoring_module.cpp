@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstddef>
 #include <map>
-#include <string_view>
 #include <mutex>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -24,8 +24,8 @@ namespace mpimon::coll {
 struct Module {
   mca_coll_base_module_t super;
   ompi_communicator_t* comm;
-  CommunicatorClasses* classes;     // this communicator's per-class totals
-  mca_coll_base_comm_coll_t saved;  // the pairs installed before us
+  CommunicatorClasses* classes;                  // this communicator's per-class totals
+  mca_coll_base_comm_coll_t saved;               // the pairs installed before us
   mca_coll_base_module_t* retained[kSlotCount];  // previous modules we hold a reference on
   int retained_count;
   bool closed;
@@ -120,7 +120,8 @@ template <auto FnMember, auto ModuleMember, typename Rule, CollectiveClass Class
 struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   static constexpr size_t n = sizeof...(Args);
   // Nonblocking slots end with (..., comm, request, module).
-  static constexpr bool nonblocking = std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
+  static constexpr bool nonblocking =
+      std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
   static_assert(nonblocking == (nbc_kind_index(Kind) >= 0), "nonblocking slots are the NbcKinds");
 
   // flatten: the rule is instantiated twice (accounting and the begin event's totals), and
@@ -129,7 +130,8 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     if constexpr (nonblocking) {
       if (nesting == 0) return call_nonblocking(__builtin_return_address(0), args...);
     }
-    if (events_listened() && nesting == 0) [[unlikely]] return call_with_events(args...);
+    if (events_listened() && nesting == 0) [[unlikely]]
+      return call_with_events(args...);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
     ++nesting;
@@ -212,12 +214,12 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   }
 };
 
-#define MPIMON_RULE(name)                                  \
-  struct name##_rule {                                     \
-    template <typename... A>                               \
-    static void apply(Sends& s, A... a) {                  \
-      Rules::name(s, a...);                                \
-    }                                                      \
+#define MPIMON_RULE(name)                 \
+  struct name##_rule {                    \
+    template <typename... A>              \
+    static void apply(Sends& s, A... a) { \
+      Rules::name(s, a...);               \
+    }                                     \
   }
 MPIMON_RULE(same_to_all);
 MPIMON_RULE(allgatherv);
@@ -242,50 +244,50 @@ MPIMON_RULE(neighbor_alltoallw);
 // The table: every counted slot of Open MPI 4.1.4's coll interface, its rule and class.
 // (The persistent *_init slots and reduce_local are left to the modules below: not
 // counted, never touched.)
-#define MPIMON_COLL_SLOTS(X)                                      \
-  X(allgather, same_to_all, all_to_all)                           \
-  X(allgatherv, allgatherv, all_to_all)                           \
-  X(allreduce, allreduce, all_to_all)                             \
-  X(alltoall, same_to_all, all_to_all)                            \
-  X(alltoallv, alltoallv, all_to_all)                             \
-  X(alltoallw, alltoallw, all_to_all)                             \
-  X(barrier, barrier, all_to_all)                                 \
-  X(bcast, bcast, one_to_all)                                     \
-  X(exscan, prefix, all_to_all)                                   \
-  X(gather, gather, all_to_one)                                   \
-  X(gatherv, gatherv, all_to_one)                                 \
-  X(reduce, reduce, all_to_one)                                   \
-  X(reduce_scatter, reduce_scatter, all_to_all)                   \
-  X(reduce_scatter_block, reduce_scatter_block, all_to_all)       \
-  X(scan, prefix, all_to_all)                                     \
-  X(scatter, scatter, one_to_all)                                 \
-  X(scatterv, scatterv, one_to_all)                               \
-  X(iallgather, same_to_all, all_to_all)                          \
-  X(iallgatherv, allgatherv, all_to_all)                          \
-  X(iallreduce, allreduce, all_to_all)                            \
-  X(ialltoall, same_to_all, all_to_all)                           \
-  X(ialltoallv, alltoallv, all_to_all)                            \
-  X(ialltoallw, alltoallw, all_to_all)                            \
-  X(ibarrier, barrier, all_to_all)                                \
-  X(ibcast, bcast, one_to_all)                                    \
-  X(iexscan, prefix, all_to_all)                                  \
-  X(igather, gather, all_to_one)                                  \
-  X(igatherv, gatherv, all_to_one)                                \
-  X(ireduce, reduce, all_to_one)                                  \
-  X(ireduce_scatter, reduce_scatter, all_to_all)                  \
-  X(ireduce_scatter_block, reduce_scatter_block, all_to_all)      \
-  X(iscan, prefix, all_to_all)                                    \
-  X(iscatter, scatter, one_to_all)                                \
-  X(iscatterv, scatterv, one_to_all)                              \
-  X(neighbor_allgather, neighbor_same, all_to_all)                \
-  X(neighbor_allgatherv, neighbor_same, all_to_all)               \
-  X(neighbor_alltoall, neighbor_same, all_to_all)                 \
-  X(neighbor_alltoallv, neighbor_alltoallv, all_to_all)           \
-  X(neighbor_alltoallw, neighbor_alltoallw, all_to_all)           \
-  X(ineighbor_allgather, neighbor_same, all_to_all)               \
-  X(ineighbor_allgatherv, neighbor_same, all_to_all)              \
-  X(ineighbor_alltoall, neighbor_same, all_to_all)                \
-  X(ineighbor_alltoallv, neighbor_alltoallv, all_to_all)          \
+#define MPIMON_COLL_SLOTS(X)                                 \
+  X(allgather, same_to_all, all_to_all)                      \
+  X(allgatherv, allgatherv, all_to_all)                      \
+  X(allreduce, allreduce, all_to_all)                        \
+  X(alltoall, same_to_all, all_to_all)                       \
+  X(alltoallv, alltoallv, all_to_all)                        \
+  X(alltoallw, alltoallw, all_to_all)                        \
+  X(barrier, barrier, all_to_all)                            \
+  X(bcast, bcast, one_to_all)                                \
+  X(exscan, prefix, all_to_all)                              \
+  X(gather, gather, all_to_one)                              \
+  X(gatherv, gatherv, all_to_one)                            \
+  X(reduce, reduce, all_to_one)                              \
+  X(reduce_scatter, reduce_scatter, all_to_all)              \
+  X(reduce_scatter_block, reduce_scatter_block, all_to_all)  \
+  X(scan, prefix, all_to_all)                                \
+  X(scatter, scatter, one_to_all)                            \
+  X(scatterv, scatterv, one_to_all)                          \
+  X(iallgather, same_to_all, all_to_all)                     \
+  X(iallgatherv, allgatherv, all_to_all)                     \
+  X(iallreduce, allreduce, all_to_all)                       \
+  X(ialltoall, same_to_all, all_to_all)                      \
+  X(ialltoallv, alltoallv, all_to_all)                       \
+  X(ialltoallw, alltoallw, all_to_all)                       \
+  X(ibarrier, barrier, all_to_all)                           \
+  X(ibcast, bcast, one_to_all)                               \
+  X(iexscan, prefix, all_to_all)                             \
+  X(igather, gather, all_to_one)                             \
+  X(igatherv, gatherv, all_to_one)                           \
+  X(ireduce, reduce, all_to_one)                             \
+  X(ireduce_scatter, reduce_scatter, all_to_all)             \
+  X(ireduce_scatter_block, reduce_scatter_block, all_to_all) \
+  X(iscan, prefix, all_to_all)                               \
+  X(iscatter, scatter, one_to_all)                           \
+  X(iscatterv, scatterv, one_to_all)                         \
+  X(neighbor_allgather, neighbor_same, all_to_all)           \
+  X(neighbor_allgatherv, neighbor_same, all_to_all)          \
+  X(neighbor_alltoall, neighbor_same, all_to_all)            \
+  X(neighbor_alltoallv, neighbor_alltoallv, all_to_all)      \
+  X(neighbor_alltoallw, neighbor_alltoallw, all_to_all)      \
+  X(ineighbor_allgather, neighbor_same, all_to_all)          \
+  X(ineighbor_allgatherv, neighbor_same, all_to_all)         \
+  X(ineighbor_alltoall, neighbor_same, all_to_all)           \
+  X(ineighbor_alltoallv, neighbor_alltoallv, all_to_all)     \
   X(ineighbor_alltoallw, neighbor_alltoallw, all_to_all)
 
 #define MPIMON_COUNT_SLOT(name, rule, klass) +1
@@ -300,10 +302,10 @@ constexpr auto wrapper_for() {
 }
 
 void install_wrappers(Module* m) {
-#define MPIMON_INSTALL(name, rule, klass)                                                                         \
-  m->super.coll_##name = wrapper_for<&mca_coll_base_comm_coll_t::coll_##name,                                     \
-                                     &mca_coll_base_comm_coll_t::coll_##name##_module, rule##_rule,              \
-                                     CollectiveClass::klass, MPIMON_COLL_KIND_##name>();
+#define MPIMON_INSTALL(name, rule, klass)                                                                    \
+  m->super.coll_##name =                                                                                     \
+      wrapper_for<&mca_coll_base_comm_coll_t::coll_##name, &mca_coll_base_comm_coll_t::coll_##name##_module, \
+                  rule##_rule, CollectiveClass::klass, MPIMON_COLL_KIND_##name>();
   MPIMON_COLL_SLOTS(MPIMON_INSTALL)
 #undef MPIMON_INSTALL
 }
@@ -312,13 +314,13 @@ void install_wrappers(Module* m) {
 // our module too (Open MPI then leaves it alone).
 void save_previous(Module* m, ompi_communicator_t* comm) {
   m->saved = *comm->c_coll;
-#define MPIMON_SAVE(name, rule, klass)                                             \
-  if (m->saved.coll_##name == nullptr) {                                           \
-    m->super.coll_##name = nullptr;                                                \
-  } else if (m->saved.coll_##name##_module != nullptr) {                           \
-    /* Open MPI releases the previous owner's reference when it installs us */     \
-    OBJ_RETAIN(m->saved.coll_##name##_module);                                     \
-    m->retained[m->retained_count++] = m->saved.coll_##name##_module;              \
+#define MPIMON_SAVE(name, rule, klass)                                         \
+  if (m->saved.coll_##name == nullptr) {                                       \
+    m->super.coll_##name = nullptr;                                            \
+  } else if (m->saved.coll_##name##_module != nullptr) {                       \
+    /* Open MPI releases the previous owner's reference when it installs us */ \
+    OBJ_RETAIN(m->saved.coll_##name##_module);                                 \
+    m->retained[m->retained_count++] = m->saved.coll_##name##_module;          \
   }
   MPIMON_COLL_SLOTS(MPIMON_SAVE)
 #undef MPIMON_SAVE

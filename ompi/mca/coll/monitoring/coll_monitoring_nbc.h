@@ -13,10 +13,10 @@
 #include <ompi/communicator/communicator.h>
 #include <ompi/request/request.h>
 
-#include "communication_events.h"
 #include "analyses/communicator_classes.h"
-#include "mpit_events_producer.h"
 #include "analyses/nbc_overlap.h"
+#include "communication_events.h"
+#include "mpit_events_producer.h"
 
 namespace mpimon::coll {
 

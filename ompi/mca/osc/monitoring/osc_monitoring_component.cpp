@@ -8,8 +8,8 @@
 // module, and puts our wrappers into that module in place (osc_monitoring_module.cpp).
 // When monitoring is off, our query answers "not available" and selection goes on as if
 // we were not there.
-#include "runtime/component_version.h"
 #include "osc_monitoring.h"
+#include "runtime/component_version.h"
 
 #include <mpi.h>
 
@@ -25,13 +25,13 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
-#include "runtime/mca_values_ompi.h"
-#include "mpit_events_producer.h"
+#include "analyses/window_sync.h"
 #include "live/pvars.h"
+#include "mpit_events_producer.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 #include "wait_states/shadow_setup.h"
 #include "wait_states/window_tracker.h"
-#include "analyses/window_sync.h"
 
 namespace {
 
@@ -49,8 +49,8 @@ int component_finalize();
 
 extern "C" {
 __attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_monitoring_component = {
-    .osc_version = MPIMON_COMPONENT_VERSION(OMPI_OSC_BASE_VERSION_3_0_0, component_open, component_close,
-                                            component_register),
+    .osc_version =
+        MPIMON_COMPONENT_VERSION(OMPI_OSC_BASE_VERSION_3_0_0, component_open, component_close, component_register),
     .osc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .osc_init = component_init,
     .osc_query = component_query,
@@ -188,22 +188,28 @@ int component_register() {
   // Off by default: timing costs two clock reads per synchronisation call, which would
   // double the monitoring cost of a lock/put/unlock epoch (bench/osc_overhead.sh).
   static const mpimon::IntParameter sync_timing_parameter{
-      "sync_timing", "osc_monitoring_sync_timing",
+      "sync_timing",
+      "osc_monitoring_sync_timing",
       "Time the one-sided synchronisation calls per window (mpimon): 1 count each call and the time "
       "spent inside it (osc_monitoring_sync_* performance variables, '# SYNC' lines of the .prof files, "
       "window_sync lines of the job file); 0 (default) do not time them (traffic is still counted)",
-      "0 off, 1 on", 0, 1};
+      "0 off, 1 on",
+      0,
+      1};
   std::string warning;
   mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, sync_timing_parameter, sync_timing,
                                  warning);
   if (!warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
   static const mpimon::IntParameter wait_states_parameter{
-      "wait_states", "osc_monitoring_wait_states",
+      "wait_states",
+      "osc_monitoring_wait_states",
       "Detect RMA wait states while the job runs (mpimon): 1 late post, early transfer, early wait, late complete, "
       "wait at fence, early fence and lock competition per window, with who made whom wait "
       "(osc_monitoring_wait_time / _wait_count performance variables, mpimon_osc_wait_state events, '# WAIT' lines, "
       "wait_state lines of the job file); implies osc_monitoring_sync_timing 1; 0 (default) off",
-      "0 or 1", 0, 1};
+      "0 or 1",
+      0,
+      1};
   warning.clear();
   mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, wait_states_parameter, wait_states,
                                  warning);
@@ -228,11 +234,10 @@ int component_register() {
   }
   using mpimon::Category;
   using mpimon::pvars::Metric;
-  mpimon::pvars::register_peer_variables("osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)",
-                                         Category::osc_sent);
-  mpimon::pvars::register_peer_variables("osc", "messages_recv",
-                                         "one-sided operations receiving data (get, fetching atomics, ...)",
-                                         Category::osc_recv);
+  mpimon::pvars::register_peer_variables(
+      "osc", "messages_sent", "one-sided operations sending data (put, accumulate, ...)", Category::osc_sent);
+  mpimon::pvars::register_peer_variables(
+      "osc", "messages_recv", "one-sided operations receiving data (get, fetching atomics, ...)", Category::osc_recv);
   register_sync_variables();
   return OMPI_SUCCESS;
 }
@@ -303,7 +308,8 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
   int best_priority = -1;
   mca_base_component_list_item_t* item;
   OPAL_LIST_FOREACH(item, &ompi_osc_base_framework.framework_components, mca_base_component_list_item_t) {
-    auto* component = reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
+    auto* component =
+        reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
     if (component == &mca_osc_monitoring_component) continue;
     const int priority = component->osc_query(win, base, size, disp_unit, comm, info, flavor);
     if (priority < 0) {

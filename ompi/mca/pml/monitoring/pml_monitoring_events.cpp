@@ -39,7 +39,7 @@ struct EventState {
   LocalJob job;
   bool ob1 = false;
   MPI_T_cb_safety context = MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  int index[4] = {-1, -1, -1, -1};  // by EventFlag
+  int index[4] = {-1, -1, -1, -1};          // by EventFlag
   mpimon::events::EventType* type[4] = {};  // by EventFlag, for raise_hot
 };
 EventState events;
@@ -126,12 +126,13 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
   events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
   // raise_hot reads the library's structures: only with the library of our own build.
   if (mpimon::events::inline_layout() != mpimon::events::kInlineLayout) {
-    warn_once_per_job("MPI_T events are off for point-to-point: the MPI_T events library (libmpimon_mpit_events) does not "
-         "come from the same build as the pml plugin; install both from one build");
+    warn_once_per_job(
+        "MPI_T events are off for point-to-point: the MPI_T events library (libmpimon_mpit_events) does not "
+        "come from the same build as the pml plugin; install both from one build");
     return;
   }
-  const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED,
-                          MPIMON_EVENT_PML_SEND_COMPLETED, MPIMON_EVENT_PML_RECV_COMPLETED};
+  const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
+                          MPIMON_EVENT_PML_RECV_COMPLETED};
   for (int i = 0; i < 4; ++i) {
     events.index[i] = mpimon_events_find_type(names[i]);
     if (events.index[i] < 0) continue;
@@ -159,7 +160,8 @@ int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, 
   mpimon_pml_event e;
   describe(e, comm, dst, tag, count * datatype->super.size);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
-  if (rc != OMPI_SUCCESS) [[unlikely]] return failed(rc);
+  if (rc != OMPI_SUCCESS) [[unlikely]]
+    return failed(rc);
   ompi_request_t* r = *request;
   e.request = reinterpret_cast<uintptr_t>(r);
   if (listened(send_posted_flag)) raise_hot(send_posted_flag, comm, e);
@@ -185,8 +187,8 @@ int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, i
   return rc;
 }
 
-int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
-                      ompi_communicator_t* comm, ompi_request_t** request) {
+int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                      ompi_request_t** request) {
   const int rc = events.original.pml_irecv(buf, count, datatype, src, tag, comm, request);
   if (rc != OMPI_SUCCESS) return rc;
   if (listened(recv_posted_flag))
@@ -195,8 +197,8 @@ int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int sr
   return rc;
 }
 
-int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
-                     ompi_communicator_t* comm, ompi_status_public_t* status) {
+int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                     ompi_status_public_t* status) {
   if (listened(recv_posted_flag))
     raise(recv_posted_flag, comm, payload_of(comm, src, tag, count * datatype->super.size, nullptr));
   // The completion event needs the actual source and size even when the caller ignores them.
@@ -255,8 +257,8 @@ void persistent_recv_started(ompi_request_t* request) {
   const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
   if (listened(recv_posted_flag))
     raise(recv_posted_flag, base->req_comm,
-          payload_of(base->req_comm, base->req_peer, base->req_tag,
-                     base->req_count * base->req_datatype->super.size, request));
+          payload_of(base->req_comm, base->req_peer, base->req_tag, base->req_count * base->req_datatype->super.size,
+                     request));
   if (listened(recv_completed_flag)) arm(request, recv_completed);
 }
 
@@ -264,8 +266,8 @@ void persistent_send_started(ompi_request_t* request) {
   const auto* base = reinterpret_cast<const mca_pml_base_request_t*>(request);
   if (listened(send_posted_flag))
     raise(send_posted_flag, base->req_comm,
-          payload_of(base->req_comm, base->req_peer, base->req_tag,
-                     base->req_count * base->req_datatype->super.size, request));
+          payload_of(base->req_comm, base->req_peer, base->req_tag, base->req_count * base->req_datatype->super.size,
+                     request));
   if (listened(send_completed_flag)) arm(request, send_completed);
 }
 

@@ -51,10 +51,10 @@ int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, 
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request);
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm);
-int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
-                      ompi_communicator_t* comm, ompi_request_t** request);
-int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag,
-                     ompi_communicator_t* comm, ompi_status_public_t* status);
+int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                      ompi_request_t** request);
+int recv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
+                     ompi_status_public_t* status);
 int imrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
                        ompi_request_t** request);
 int mrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_message_t** message,
@@ -62,6 +62,5 @@ int mrecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, ompi_m
 // A persistent ob1 send or receive was just started: its posted event and completion callback.
 void persistent_send_started(ompi_request_t* request);
 void persistent_recv_started(ompi_request_t* request);
-
 
 }  // namespace mpimon::pml

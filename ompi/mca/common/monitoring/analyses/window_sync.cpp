@@ -15,8 +15,8 @@ namespace mpimon {
 
 const char* sync_kind_name(SyncKind kind) noexcept {
   static constexpr const char* names[kSyncKindCount] = {
-      "fence", "start",    "complete", "post",  "wait",      "test",        "lock",           "unlock",
-      "lock_all", "unlock_all", "sync", "flush", "flush_all", "flush_local", "flush_local_all"};
+      "fence",    "start",      "complete", "post",  "wait",      "test",        "lock",           "unlock",
+      "lock_all", "unlock_all", "sync",     "flush", "flush_all", "flush_local", "flush_local_all"};
   const auto i = static_cast<unsigned>(kind);
   return i < kSyncKindCount ? names[i] : "unknown";
 }
@@ -77,8 +77,10 @@ WindowSyncRegistry::Opened WindowSyncRegistry::open(WindowSyncTimes& times) {
   std::sort(numbers.begin(), numbers.end());
   int number = 1;
   for (int n : numbers) {
-    if (n == number) ++number;
-    else if (n > number) break;
+    if (n == number)
+      ++number;
+    else if (n > number)
+      break;
   }
   times = WindowSyncTimes{};
   Opened opened{next_id_++, number};
@@ -89,7 +91,9 @@ WindowSyncRegistry::Opened WindowSyncRegistry::open(WindowSyncTimes& times) {
 namespace {
 
 // Relaxed loads: safe against a concurrent hot-path update.
-uint64_t load(const uint64_t& value) { return std::atomic_ref(const_cast<uint64_t&>(value)).load(std::memory_order_relaxed); }
+uint64_t load(const uint64_t& value) {
+  return std::atomic_ref(const_cast<uint64_t&>(value)).load(std::memory_order_relaxed);
+}
 
 }  // namespace
 

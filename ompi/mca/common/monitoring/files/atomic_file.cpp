@@ -284,8 +284,8 @@ NewFile NewFile::join_unnamed(const std::string& final_path, int pid, int fd, ui
     errno = EXDEV;
   }
   if (file.fd_ < 0) {
-    error = file.fail("cannot open the unnamed temporary of process " + std::to_string(pid) + " in " + file.folder_,
-                      errno);
+    error =
+        file.fail("cannot open the unnamed temporary of process " + std::to_string(pid) + " in " + file.folder_, errno);
     return file;
   }
   file.inode_ = inode;
@@ -437,9 +437,9 @@ bool NewFile::add_name(const std::string& path, FileError& error) {
   }
   if (rc != 0) {
     const int err = errno;
-    error = FileError{path + (err == EEXIST ? ": exists" : ": cannot publish " + temporary_description()) + ": " +
-                          std::strerror(err),
-                      err};
+    error = FileError{
+        path + (err == EEXIST ? ": exists" : ": cannot publish " + temporary_description()) + ": " + std::strerror(err),
+        err};
     return false;
   }
   return true;
@@ -476,8 +476,8 @@ bool NewFile::publish(const std::string& path, Existing existing, FileError& err
                             err};
           created_ = false;  // keep it: it is the only copy
         } else {
-          error = FileError{path + (err == EEXIST ? ": exists" : ": cannot publish " + temporary_description()) +
-                                ": " + std::strerror(err),
+          error = FileError{path + (err == EEXIST ? ": exists" : ": cannot publish " + temporary_description()) + ": " +
+                                std::strerror(err),
                             err};
         }
         return false;
@@ -520,8 +520,8 @@ namespace {
 
 std::string write_whole(const std::string& path, std::string_view content, Existing existing) {
   FileError error;
-  NewFile file = NewFile::create(path, error, existing == Existing::replace ? Temporary::named
-                                                                            : Temporary::unnamed_if_possible);
+  NewFile file =
+      NewFile::create(path, error, existing == Existing::replace ? Temporary::named : Temporary::unnamed_if_possible);
   if (!error) file.write(content, error);
   if (!error) file.finish(error);
   if (!error) file.publish(path, existing, error);

@@ -37,8 +37,8 @@ bool name_exists(const std::string& path) {
 
 }  // namespace
 
-int publish_run_outputs(std::vector<RunOutput>& outputs,
-                        const std::function<std::pair<int, int>(int)>& max_and_min, int first) {
+int publish_run_outputs(std::vector<RunOutput>& outputs, const std::function<std::pair<int, int>(int)>& max_and_min,
+                        int first) {
   auto taken = [&](int n) {
     for (const RunOutput& o : outputs)
       if (o.file != nullptr && o.file->is_open() && name_exists(o.name_for(n))) return true;

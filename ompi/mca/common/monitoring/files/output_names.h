@@ -34,9 +34,9 @@ int agree_on_run_number(const std::function<bool(int)>& taken,
 
 // One file of this rank that the run publishes under its run number.
 struct RunOutput {
-  NewFile* file = nullptr;                  // open: to publish; otherwise this rank has none
+  NewFile* file = nullptr;                   // open: to publish; otherwise this rank has none
   std::function<std::string(int)> name_for;  // its name for run number n
-  FileError error;                          // set when it could not be published
+  FileError error;                           // set when it could not be published
 };
 
 // Publishes this rank's `outputs` (complete temporaries) under one run number agreed by
@@ -45,7 +45,7 @@ struct RunOutput {
 // Collective through `max_and_min` (every rank calls this the same way, with or without
 // files of its own). Temporaries are discarded. Returns the run number, `first` or above
 // (the time series reserves the run's number at the start: Settings::first_run_number).
-int publish_run_outputs(std::vector<RunOutput>& outputs,
-                        const std::function<std::pair<int, int>(int)>& max_and_min, int first = 0);
+int publish_run_outputs(std::vector<RunOutput>& outputs, const std::function<std::pair<int, int>(int)>& max_and_min,
+                        int first = 0);
 
 }  // namespace mpimon

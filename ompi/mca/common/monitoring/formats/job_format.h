@@ -1,7 +1,7 @@
 // The job file: one machine-readable text file per job holding every rank's non-zero
 // (source, destination, category) records. Format "mpimon-job", version 3
-// (docs/formats.md; versions 1 and 2 are still read; 3 adds the category io_shuffle and
-// the io_* annotations):
+// (docs/formats.md; versions 1 and 2 are still read: readers/job_reader.h; 3 adds the
+// category io_shuffle and the io_* annotations):
 //
 //   # mpimon job file (one record per non-zero source, destination, category)
 //   format mpimon-job 3
@@ -42,7 +42,6 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "formats/prof_format.h"  // FormatError
 
 namespace mpimon {
 
@@ -52,26 +51,6 @@ struct JobHeader {
   std::string open_mpi_version;
   std::string start_time;  // ISO 8601, UTC
   std::string end_time;
-};
-
-struct JobRecord {
-  int32_t source = 0;
-  int32_t destination = 0;
-  Category category = Category::external;
-  Counters counters;
-  size_t line = 0;  // 1-based line number in the file
-};
-
-struct JobAnnotation {
-  std::string keyword;
-  std::vector<std::string> fields;
-  size_t line = 0;
-};
-
-struct JobFile {
-  JobHeader header;
-  std::vector<JobRecord> records;
-  std::vector<JobAnnotation> annotations;
 };
 
 inline constexpr int kJobFormatVersion = 3;
@@ -88,16 +67,6 @@ std::string job_end_line(uint64_t bytes_before);
 // A whole version-2 file from the header and each rank's block (records and
 // annotations), in rank order: what the collective writer produces, in one string.
 std::string assemble_job_file(const JobHeader& header, const std::vector<std::string>& bodies);
-
-// Reading checks everything the format says (version 2: every checksum and the end
-// line) and throws FormatError "<file>:<line>: expected ..." otherwise.
-JobFile parse_job_file(std::string_view text, std::string_view source_name);
-// The same, streaming: each record and annotation to a callback (large files without
-// holding every record); returns the header.
-JobHeader for_each_job_record(std::string_view text, std::string_view source_name,
-                              const std::function<void(const JobRecord&)>& on_record,
-                              const std::function<void(JobAnnotation&&)>& on_annotation = {});
-JobFile read_job_file(const std::string& path);  // throws FormatError
 
 // A communicator or window name as one field of a dump line: `%`, control characters
 // and (when `escape_space`) spaces become %XX (upper-case hex); never empty ("%00").

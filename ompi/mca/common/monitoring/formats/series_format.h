@@ -35,25 +35,6 @@ struct SeriesStart {
   int64_t pid = 0;
 };
 std::string format_start_payload(const SeriesStart& start);
-// `where` prefixes error messages ("<file>:<offset>"). Throws FormatError.
-SeriesStart parse_start_payload(std::string_view payload, std::string_view where);
-
-struct AnnotationChange {
-  uint32_t index = 0;
-  std::string line;
-};
-
-struct SnapshotDelta {
-  std::string end_reason;  // final frames: "finalize", "signal <n>", "exit"
-  Snapshot records;        // increases, sorted by (peer, category)
-  bool annotations_changed = false;
-  uint32_t annotation_count = 0;  // lines in the process's block from now on
-  std::vector<AnnotationChange> annotation_changes;
-};
-// Peers must be below `world_size`. Throws FormatError ("<where>: line <n>: expected ...").
-SnapshotDelta parse_snapshot_payload(std::string_view payload, bool final, int world_size, std::string_view where);
-// Applies a delta's annotation changes to a process's block of lines.
-void apply_annotation_changes(const SnapshotDelta& delta, std::vector<std::string>& lines);
 
 // Writer side. A process's totals as the encoder reads them: where each (peer,
 // category)'s counters are (the live engine's blocks, read with relaxed atomic loads while
@@ -80,15 +61,20 @@ class DeltaEncoder {
   std::string payload(const TotalsView& now, const std::vector<std::string>& annotation_lines,
                       std::string_view end_reason = {});
   bool changed() const { return changed_; }  // the last payload holds any change
-  void commit();                              // the last payload reached the file
+  void commit();                             // the last payload reached the file
 
  private:
-  Snapshot committed_;                                 // sorted by (peer, category)
-  std::vector<std::pair<size_t, Counters>> updates_;   // of the last payload: index in committed_, new totals
-  Snapshot inserts_;                                   // of the last payload: new (peer, category), sorted
+  Snapshot committed_;                                // sorted by (peer, category)
+  std::vector<std::pair<size_t, Counters>> updates_;  // of the last payload: index in committed_, new totals
+  Snapshot inserts_;                                  // of the last payload: new (peer, category), sorted
   std::vector<std::string> committed_lines_, pending_lines_;
   bool changed_ = false;
 };
+
+// The order of a payload's records and of the encoder's totals: by peer, then category.
+inline bool record_before(const Record& a, const Record& b) {
+  return a.peer != b.peer ? a.peer < b.peer : a.category < b.category;
+}
 
 // Splits text into lines (without their '\n'); a last line without '\n' counts too.
 std::vector<std::string> split_lines(std::string_view text);

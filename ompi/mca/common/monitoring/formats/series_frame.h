@@ -12,10 +12,10 @@
 // payload's bytes; crc: CRC-32C (8 lower-case hex digits) of the header line up to the
 // space before it, followed by the payload.
 //
-// A reader never misreads a torn or damaged frame: the length and the checksum must both
-// hold. A frame that fails is skipped up to the next "@mpimon " that starts a frame that
-// holds (a write torn by a killed process may be followed by other processes' frames);
-// failed bytes that reach the end of the file are a torn last write, dropped.
+// A reader (readers/series_frame_reader.h) never misreads a torn or damaged frame: the length and the checksum must
+// both hold. A frame that fails is skipped up to the next "@mpimon " that starts a frame that holds (a write torn by a
+// killed process may be followed by other processes' frames); failed bytes that reach the end of the file are a torn
+// last write, dropped.
 #pragma once
 
 #include <cstdint>
@@ -42,27 +42,5 @@ inline constexpr uint64_t kMaxPayloadBytes = uint64_t{64} << 20;
 inline constexpr std::string_view kFrameMagic = "@mpimon ";
 
 std::string encode_frame(const FrameHeader& header, std::string_view payload);
-
-struct Frame {
-  FrameHeader header;
-  std::string_view payload;  // valid during the callback only
-  uint64_t offset = 0;       // of the header line in the file
-};
-
-// Bytes of a file that held no valid frame.
-struct ScanIssue {
-  enum Kind { damaged, torn_tail } kind = damaged;
-  uint64_t offset = 0;
-  uint64_t bytes = 0;
-};
-
-// Calls on_frame for every valid frame of the file at `path`, in file order, reading it
-// in chunks (memory: the largest frame, not the file). Skipped bytes go to `issues`.
-// Throws FormatError when the file cannot be read.
-void scan_frame_file(const std::string& path, const std::function<void(const Frame&)>& on_frame,
-                     std::vector<ScanIssue>& issues);
-// The same over bytes in memory (`source` names them in messages).
-void scan_frames(std::string_view bytes, const std::function<void(const Frame&)>& on_frame,
-                 std::vector<ScanIssue>& issues);
 
 }  // namespace mpimon::series

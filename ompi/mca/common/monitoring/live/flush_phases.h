@@ -25,8 +25,8 @@
 #include <string>
 #include <string_view>
 
-#include "files/atomic_file.h"
 #include "engine/engine.h"
+#include "files/atomic_file.h"
 
 namespace mpimon {
 

@@ -2,20 +2,18 @@
 
 #include <cerrno>
 #include <cstring>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "runtime/ompi_glue.h"
 
 #include <mpi.h>
 #include "live/flush_phases.h"
-#include "mpit_events_producer.h"
-#include "formats/prof_format.h"
 #include "live/pvar_handle_check.h"
+#include "mpit_events_producer.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
-
 
 namespace mpimon::pvars {
 namespace {
@@ -48,8 +46,8 @@ int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallb
   auto* handles = const_cast<opal_list_t*>(&pvar->bound_handles);
   for (const opal_list_item_t* item = opal_list_get_first(handles); item != opal_list_get_end(handles);
        item = opal_list_get_next(item)) {
-    const auto* handle = reinterpret_cast<const mca_base_pvar_handle_t*>(
-        reinterpret_cast<const char*>(item) - offsetof(mca_base_pvar_handle_t, list2));
+    const auto* handle = reinterpret_cast<const mca_base_pvar_handle_t*>(reinterpret_cast<const char*>(item) -
+                                                                         offsetof(mca_base_pvar_handle_t, list2));
     if (handle->obj_handle == obj && handle->count < smallest) smallest = handle->count;
   }
   return smallest;
@@ -65,7 +63,7 @@ int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   auto* values = static_cast<unsigned long long*>(value);
   for (int i = 0; i < count && i < values_of(comm); ++i) {
     const int32_t peer = world_rank_of(comm, i, job);
-    values[i] = peer < 0 ? 0
+    values[i] = peer < 0                               ? 0
                 : variable->metric == Metric::messages ? engine.messages(peer, variable->category)
                                                        : engine.bytes(peer, variable->category);
   }
@@ -94,17 +92,24 @@ FlushPhases& flush_phases() {
 int mpi_error_class(int code) {
   switch (code) {
     case ENOSPC:
-    case EDQUOT: return MPI_ERR_NO_SPACE;
+    case EDQUOT:
+      return MPI_ERR_NO_SPACE;
     case ENOENT:
-    case ENOTDIR: return MPI_ERR_NO_SUCH_FILE;
-    case EEXIST: return MPI_ERR_FILE_EXISTS;
+    case ENOTDIR:
+      return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST:
+      return MPI_ERR_FILE_EXISTS;
     case EACCES:
-    case EPERM: return MPI_ERR_ACCESS;
+    case EPERM:
+      return MPI_ERR_ACCESS;
     case ENAMETOOLONG:
     case EISDIR:
-    case EINVAL: return MPI_ERR_BAD_FILE;
-    case EROFS: return MPI_ERR_READ_ONLY;
-    default: return MPI_ERR_IO;
+    case EINVAL:
+      return MPI_ERR_BAD_FILE;
+    case EROFS:
+      return MPI_ERR_READ_ONLY;
+    default:
+      return MPI_ERR_IO;
   }
 }
 
@@ -185,13 +190,13 @@ void register_peer_variables(const char* framework, const char* name, const char
 }
 
 int register_flush_variable() {
-  return mca_base_pvar_register("ompi", "pml", "monitoring", "flush",
-                                "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "
-                                "the traffic since the previous flush; an empty prefix writes nothing and ends no phase; "
-                                "a flush that cannot be written makes the stop fail and loses nothing (mpimon)",
-                                OPAL_INFO_LVL_1, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_STRING, nullptr,
-                                MPI_T_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_IWG, read_flush_prefix, write_flush_prefix,
-                                notify_flush, nullptr);
+  return mca_base_pvar_register(
+      "ompi", "pml", "monitoring", "flush",
+      "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "
+      "the traffic since the previous flush; an empty prefix writes nothing and ends no phase; "
+      "a flush that cannot be written makes the stop fail and loses nothing (mpimon)",
+      OPAL_INFO_LVL_1, MCA_BASE_PVAR_CLASS_GENERIC, MCA_BASE_VAR_TYPE_STRING, nullptr, MPI_T_BIND_NO_OBJECT,
+      MCA_BASE_PVAR_FLAG_IWG, read_flush_prefix, write_flush_prefix, notify_flush, nullptr);
 }
 
 }  // namespace mpimon::pvars

@@ -1,6 +1,8 @@
 #include "readers/io_reader.h"
 
-#include "formats/job_format.h"  // JobAnnotation, FormatError, unescape_name
+#include "formats/job_format.h"  // unescape_name
+#include "readers/format_error.h"
+#include "readers/job_reader.h"  // JobAnnotation
 
 #include <algorithm>
 #include <charconv>

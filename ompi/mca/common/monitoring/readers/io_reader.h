@@ -15,7 +15,7 @@
 #include "analyses/mpi_io/file_record.h"
 
 namespace mpimon {
-struct JobAnnotation;  // job_format.h
+struct JobAnnotation;  // readers/job_reader.h
 }
 
 namespace mpimon::mpi_io {

@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include "formats/job_format.h"
-#include "formats/prof_format.h"  // FormatError
 
 namespace mpimon::series {
 

@@ -17,8 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
+#include "readers/format_error.h"
+#include "readers/series_frame_reader.h"
+#include "readers/series_payload_reader.h"
 
 namespace mpimon::series {
 
@@ -26,13 +29,13 @@ struct RankProgress {
   uint64_t frames = 0;         // snapshot and final frames
   uint64_t last_interval = 0;  // of its last frame
   int64_t last_time_us = 0;
-  std::string end_reason;      // its last frame's, when final ("finalize", "signal 15", "exit")
+  std::string end_reason;  // its last frame's, when final ("finalize", "signal 15", "exit")
   std::string host;
 };
 
 struct SeriesInfo {
   std::string folder;
-  SeriesStart job;                       // world_size, enable_level, open_mpi, job_start_us, interval_us
+  SeriesStart job;                        // world_size, enable_level, open_mpi, job_start_us, interval_us
   std::map<int32_t, RankProgress> ranks;  // ranks with a start frame
   std::vector<std::string> notes;         // skipped bytes, ranks without frames
   uint64_t last_interval = 0;             // over all ranks
@@ -50,7 +53,7 @@ struct SeriesFrame {
   int64_t time_us = 0;
   FrameKind kind = FrameKind::snapshot;
   const SnapshotDelta* delta = nullptr;
-  std::string_view where;  // "<file>:<offset>", for messages
+  std::string_view where;       // "<file>:<offset>", for messages
   double interval_seconds = 1;  // the job's snapshot interval
 };
 

@@ -45,8 +45,8 @@ bool open_job_temporary(MPI_Comm comm, int rank, const std::string& path, NewFil
     if (rank == 0) warn("job file " + path + " not written: " + error.message);
     return false;
   }
-  if (rank != 0 && shared.name[0] == '\0') job = NewFile::join_unnamed(path, shared.pid, shared.fd, shared.inode,
-                                                                       shared.device, error);
+  if (rank != 0 && shared.name[0] == '\0')
+    job = NewFile::join_unnamed(path, shared.pid, shared.fd, shared.inode, shared.device, error);
   int needs_name = rank != 0 && shared.name[0] == '\0' && error ? 1 : 0;
   PMPI_Allreduce(MPI_IN_PLACE, &needs_name, 1, MPI_INT, MPI_MAX, comm);
   if (needs_name) {  // some rank is on another host: name it
@@ -69,8 +69,8 @@ bool open_job_temporary(MPI_Comm comm, int rank, const std::string& path, NewFil
 // Writes this rank's block into the job file's temporary. Collective. On return, `job`
 // (rank 0) holds the complete, synced, size-checked temporary, or is closed. Returns
 // the file's size (rank 0) and prints each failing rank's reason.
-uint64_t write_job_temporary(MPI_Comm comm, int rank, int size, const std::string& path,
-                             const EndOfJobContent& content, NewFile& job) {
+uint64_t write_job_temporary(MPI_Comm comm, int rank, int size, const std::string& path, const EndOfJobContent& content,
+                             NewFile& job) {
   std::string block = (rank == 0 ? format_job_header(content.job_header) : std::string()) + content.job_body;
   seal_job_block(rank, block);
   unsigned long long length = block.size(), offset = 0;
@@ -150,11 +150,14 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
   outputs[0].name_for = [&](int n) { return numbered_name(settings.job_file, n); };
   outputs[1].file = &prof;
   outputs[1].name_for = [&](int n) { return prof_file_name(settings.dump_prefix, n, rank); };
-  const int run = publish_run_outputs(outputs, [&](int mine) {
-    int values[2] = {mine, -mine};
-    PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, comm);
-    return std::make_pair(values[0], -values[1]);
-  }, settings.first_run_number);
+  const int run = publish_run_outputs(
+      outputs,
+      [&](int mine) {
+        int values[2] = {mine, -mine};
+        PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, comm);
+        return std::make_pair(values[0], -values[1]);
+      },
+      settings.first_run_number);
   if (outputs[0].error) warn("job file " + settings.job_file + " not written: " + outputs[0].error.message);
   if (outputs[1].error)
     warn("rank " + std::to_string(rank) + ": monitoring dump not written: " + outputs[1].error.message);
@@ -171,8 +174,7 @@ void write_end_of_job_files(MPI_Comm comm, const Settings& settings, int rank, c
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     warn("job file " + numbered_name(settings.job_file, run) + ": " + std::to_string(job_bytes) + " bytes from " +
          std::to_string(size) + " ranks, written in " + std::to_string(ms) + " ms (" +
-         (job_named ? "a named temporary: some ranks could not open rank 0's unnamed one"
-                    : "an unnamed temporary") +
+         (job_named ? "a named temporary: some ranks could not open rank 0's unnamed one" : "an unnamed temporary") +
          ")");
   }
 }

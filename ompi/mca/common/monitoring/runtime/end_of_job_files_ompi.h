@@ -32,9 +32,9 @@ struct Settings;
 struct EndOfJobContent {
   bool prof_to_file = false;  // pml_monitoring_enable_output >= 3 with a prefix
   std::string prof_text;
-  bool job_file = false;    // pml_monitoring_job_file not empty
-  JobHeader job_header;     // rank 0 only
-  std::string job_body;     // this rank's records and annotations
+  bool job_file = false;  // pml_monitoring_job_file not empty
+  JobHeader job_header;   // rank 0 only
+  std::string job_body;   // this rank's records and annotations
 };
 
 // Collective over `comm` (MPI_COMM_WORLD's ranks, in world-rank order).

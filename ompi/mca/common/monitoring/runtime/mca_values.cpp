@@ -19,8 +19,8 @@ std::optional<int> parse_non_negative(const char* text) {
   return value;
 }
 
-int checked_level(const char* parameter, const char* text, int default_value, int fallback,
-                  const char* valid_values, std::string& warning, int max) {
+int checked_level(const char* parameter, const char* text, int default_value, int fallback, const char* valid_values,
+                  std::string& warning, int max) {
   if (text == nullptr || *text == '\0') return default_value;
   if (auto v = parse_non_negative(text); v && *v <= max) return *v;
   warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter +
@@ -53,18 +53,17 @@ std::optional<double> parse_seconds(const char* text) {
   return value;
 }
 
-double checked_seconds(const char* parameter, const char* text, double default_value, double minimum,
-                       double maximum, std::string& warning) {
+double checked_seconds(const char* parameter, const char* text, double default_value, double minimum, double maximum,
+                       std::string& warning) {
   if (text == nullptr || *text == '\0') return default_value;
   const auto v = parse_seconds(text);
   if (v && (*v == 0 || (*v >= minimum && *v <= maximum))) return *v;
   char range[96];
-  std::snprintf(range, sizeof range, "0 off, or seconds from %g to %g, fractions allowed (e.g. 0.5)", minimum,
-                maximum);
+  std::snprintf(range, sizeof range, "0 off, or seconds from %g to %g, fractions allowed (e.g. 0.5)", minimum, maximum);
   char fallback[32];
   std::snprintf(fallback, sizeof fallback, "%g", default_value);
-  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " +
-            range + "); using " + fallback;
+  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " + range +
+            "); using " + fallback;
   return default_value;
 }
 
@@ -73,8 +72,7 @@ std::optional<OmpiVersion> parse_library_version(const char* text) {
   const char* v = std::strstr(text, "Open MPI v");
   if (v == nullptr) return std::nullopt;
   OmpiVersion version;
-  if (std::sscanf(v, "Open MPI v%d.%d.%d", &version.major, &version.minor, &version.release) < 2)
-    return std::nullopt;
+  if (std::sscanf(v, "Open MPI v%d.%d.%d", &version.major, &version.minor, &version.release) < 2) return std::nullopt;
   return version;
 }
 

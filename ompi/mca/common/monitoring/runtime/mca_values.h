@@ -16,8 +16,8 @@ std::optional<int> parse_non_negative(const char* text);
 // The value of an integer MCA parameter (a decimal integer in 0..max), or `fallback`
 // (with `warning` set to a one-line message naming the parameter, the value and the valid
 // values) if the text is invalid; `default_value` for NULL or empty text.
-int checked_level(const char* parameter, const char* text, int default_value, int fallback,
-                  const char* valid_values, std::string& warning, int max = INT_MAX);
+int checked_level(const char* parameter, const char* text, int default_value, int fallback, const char* valid_values,
+                  std::string& warning, int max = INT_MAX);
 
 // A duration in seconds: digits with an optional fraction ("10", "0.5", "2.25", ".5"),
 // surrounding blanks allowed; nullopt for anything else (signs, exponents, units, hex,
@@ -27,8 +27,8 @@ std::optional<double> parse_seconds(const char* text);
 // The value of a duration MCA parameter in seconds: 0 (off), or within [minimum,
 // maximum]; `default_value` for NULL or empty text; otherwise `default_value` again with
 // `warning` set to a one-line message naming the parameter, the value and the valid values.
-double checked_seconds(const char* parameter, const char* text, double default_value, double minimum,
-                       double maximum, std::string& warning);
+double checked_seconds(const char* parameter, const char* text, double default_value, double minimum, double maximum,
+                       std::string& warning);
 
 struct OmpiVersion {
   int major = 0, minor = 0, release = 0;

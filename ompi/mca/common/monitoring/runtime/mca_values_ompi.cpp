@@ -61,10 +61,9 @@ int register_int_parameter(const mca_base_component_t* component, const IntParam
   check.base.dump = describe;
   check.parameter = &parameter;
   storage = parameter.default_value;
-  const int index = mca_base_component_var_register(component, parameter.variable, parameter.description,
-                                                    MCA_BASE_VAR_TYPE_INT, &check.base, 0,
-                                                    static_cast<mca_base_var_flag_t>(0), parameter.info_level,
-                                                    MCA_BASE_VAR_SCOPE_READONLY, &storage);
+  const int index = mca_base_component_var_register(
+      component, parameter.variable, parameter.description, MCA_BASE_VAR_TYPE_INT, &check.base, 0,
+      static_cast<mca_base_var_flag_t>(0), parameter.info_level, MCA_BASE_VAR_SCOPE_READONLY, &storage);
   // Detached: MPI_T and ompi_info see a plain integer, and nothing keeps a pointer to
   // this stack object.
   const mca_base_var_t* variable = nullptr;

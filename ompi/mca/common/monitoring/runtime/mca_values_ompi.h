@@ -17,12 +17,12 @@
 namespace mpimon {
 
 struct IntParameter {
-  const char* variable;     // the component's variable, e.g. "enable"
-  const char* full_name;    // what the warning names, e.g. "pml_monitoring_enable"
-  const char* description;  // ompi_info's help text
-  const char* valid_values; // for the warning, e.g. "0 or 1"
-  int default_value = 0;    // also the value used for invalid text
-  int max = INT_MAX;        // the largest valid value (the smallest is 0)
+  const char* variable;      // the component's variable, e.g. "enable"
+  const char* full_name;     // what the warning names, e.g. "pml_monitoring_enable"
+  const char* description;   // ompi_info's help text
+  const char* valid_values;  // for the warning, e.g. "0 or 1"
+  int default_value = 0;     // also the value used for invalid text
+  int max = INT_MAX;         // the largest valid value (the smallest is 0)
   mca_base_var_info_lvl_t info_level = OPAL_INFO_LVL_4;
 };
 

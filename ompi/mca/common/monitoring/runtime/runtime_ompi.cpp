@@ -1,19 +1,19 @@
 #include "runtime/runtime.h"
 
 #include <cstdio>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
-#include "runtime/deployment_check_ompi.h"
 #include "formats/job_format.h"
 #include "mpit_events_producer.h"
+#include "runtime/deployment_check_ompi.h"
 #include "runtime/mca_values.h"
 #include "runtime/ompi_glue.h"
 
 #include <mpi.h>
-#include "runtime/end_of_job_files_ompi.h"
 #include "formats/prof_format.h"
+#include "runtime/end_of_job_files_ompi.h"
 
 #include <ompi/mca/hook/base/base.h>
 
@@ -137,7 +137,7 @@ void Runtime::finalize_dump() {
   if (dumped_) return;
   dumped_ = true;
   if (!all_ranks_monitored_) return;  // a mixed deployment: nothing recorded, no collective call
-  set_recording(false);  // nothing below may count itself
+  set_recording(false);               // nothing below may count itself
   const Snapshot records = engine.snapshot();
   LayerDump layers = layer_dumps();
   for (const Observer& observer : observers_) observer.ending(records, layers);

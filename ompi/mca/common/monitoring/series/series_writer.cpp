@@ -17,6 +17,7 @@
 
 #include "files/atomic_file.h"
 #include "formats/series_frame.h"
+#include "formats/series_frame_scan.h"
 
 namespace mpimon::series {
 
@@ -64,7 +65,7 @@ std::string reason_text(const std::string& what, const std::string& path) {
 
 // A directory we may write our files into: ours, and nobody else can add or replace entries.
 bool directory_is_ours(int fd, const std::string& path, std::string& error) {
-  struct stat s{};
+  struct stat s {};
   if (::fstat(fd, &s) != 0) {
     error = reason_text("cannot examine", path);
     return false;
@@ -112,7 +113,7 @@ int open_existing_host_file(int dir, const std::string& name, const std::string&
     if (errno != ENOENT) error = reason_text("cannot open", path);
     return -1;
   }
-  struct stat s{};
+  struct stat s {};
   if (::fstat(fd, &s) != 0 || !S_ISREG(s.st_mode) || s.st_uid != ::geteuid() || s.st_nlink != 1) {
     error = path + ": not a plain file of ours";
     ::close(fd);
@@ -219,8 +220,7 @@ void at_process_exit() {
 
 }  // namespace
 
-SeriesWriter::SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines,
-                           Warn warn)
+SeriesWriter::SeriesWriter(int fd, std::string path, Options options, TotalsSource totals, LinesSource lines, Warn warn)
     : fd_(fd),
       path_(std::move(path)),
       options_(options),
@@ -234,8 +234,9 @@ bool SeriesWriter::append(const std::string& frame) {
   // One write: appends of the processes sharing the file never interleave inside a frame.
   const ssize_t n = ::write(fd_, frame.data(), frame.size());
   if (n == static_cast<ssize_t>(frame.size())) return true;
-  const std::string reason = n < 0 ? std::strerror(errno) : "short write (" + std::to_string(n) + " of " +
-                                                                std::to_string(frame.size()) + " bytes)";
+  const std::string reason =
+      n < 0 ? std::strerror(errno)
+            : "short write (" + std::to_string(n) + " of " + std::to_string(frame.size()) + " bytes)";
   ++stats_.failed_writes;
   if (options_.report_failures && !warned_) {
     warned_ = true;
@@ -266,8 +267,10 @@ void SeriesWriter::write_snapshot(FrameKind kind, uint64_t interval, std::string
       candidate_ = {now, s.st_size};
     }
   }
-  if (records) totals_now_ = view_of(*records);
-  else totals_(totals_now_);
+  if (records)
+    totals_now_ = view_of(*records);
+  else
+    totals_(totals_now_);
   const std::string frame = encode_frame({kind, options_.rank, interval, now},
                                          encoder_.payload(totals_now_, lines ? *lines : lines_(), end_reason));
   if (append(frame)) {

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "formats/series_frame.h"
 #include "formats/series_format.h"
+#include "formats/series_frame.h"
 
 namespace mpimon::series {
 
@@ -67,8 +67,8 @@ struct WriterStats {
 
 class SeriesWriter {
  public:
-  using TotalsSource = std::function<void(TotalsView& into)>;        // sorted by (peer, category)
-  using LinesSource = std::function<std::vector<std::string>()>;     // the annotation block
+  using TotalsSource = std::function<void(TotalsView& into)>;     // sorted by (peer, category)
+  using LinesSource = std::function<std::vector<std::string>()>;  // the annotation block
   using Warn = std::function<void(const std::string&)>;
   struct Options {
     int32_t rank = 0;

@@ -25,8 +25,8 @@
 #include <utility>
 
 #include "files/atomic_file.h"
-#include "formats/job_format.h"
 #include "files/output_names.h"
+#include "formats/job_format.h"
 #include "runtime/runtime.h"
 #include "series/series_writer.h"
 
@@ -40,7 +40,7 @@ std::string folder_for(const std::string& job_file, int run) { return numbered_n
 
 // Anything at `path`, a dangling link included.
 bool name_exists(const std::string& path) {
-  struct stat s{};
+  struct stat s {};
   return ::lstat(path.c_str(), &s) == 0;
 }
 
@@ -50,7 +50,8 @@ bool name_exists(const std::string& path) {
 int reserve_run(const Settings& settings, int rank, int64_t& job_start_us) {
   const bool prof_files = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
   auto taken = [&](int n) {
-    if (rank == 0 && (name_exists(numbered_name(settings.job_file, n)) || name_exists(folder_for(settings.job_file, n))))
+    if (rank == 0 &&
+        (name_exists(numbered_name(settings.job_file, n)) || name_exists(folder_for(settings.job_file, n))))
       return true;
     return prof_files && name_exists(prof_file_name(settings.dump_prefix, n, rank));
   };
@@ -65,8 +66,12 @@ int reserve_run(const Settings& settings, int rank, int64_t& job_start_us) {
     if (rank == 0) {
       std::string error;
       switch (create_series_directory(folder_for(settings.job_file, run), error)) {
-        case Created::yes: agreed[1] = realtime_us(); break;
-        case Created::exists: agreed[0] = -2; break;  // a concurrent run: the next number
+        case Created::yes:
+          agreed[1] = realtime_us();
+          break;
+        case Created::exists:
+          agreed[0] = -2;
+          break;  // a concurrent run: the next number
         case Created::failed:
           agreed[0] = -1;
           warn("no time series: " + error);
@@ -143,8 +148,8 @@ void started() {
     // Once per host (a folder on a file system the other hosts do not share fails alike
     // for all its processes).
     if (first_process_of_host())
-      warn("rank " + std::to_string(rank) + " (and the other processes of host " + host + "): no time series: " +
-           error);
+      warn("rank " + std::to_string(rank) + " (and the other processes of host " + host +
+           "): no time series: " + error);
     return;
   }
   SeriesWriter::Options options;

@@ -10,11 +10,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyses/wait_states/shadow_layout.h"
 #include "osc_monitoring_events.h"
 #include "runtime/runtime.h"
-#include "analyses/wait_states/shadow_layout.h"
-#include "wait_states/shadow_setup.h"
 #include "runtime/world_rank_ompi.h"
+#include "wait_states/shadow_setup.h"
 
 namespace mpimon::osc::wait_states {
 

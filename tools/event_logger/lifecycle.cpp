@@ -1,0 +1,254 @@
+// The event logger's life: MPI_T and the handles before PMPI_Init, the output after it,
+// the statistics and the file at MPI_Finalize, and the log published inside
+// PMPI_Finalize under the run's one number (files/output_names.h).
+#include "logger.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "files/output_names.h"
+
+namespace mpimon::mel {
+
+// Stops logging for good (after the output failed, or nothing to log).
+void disable(Logger& g) {
+  free_all_handles(g);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.closed = true;
+  g.pending.clear();
+}
+
+namespace {
+
+void print_from_rank_zero(const Logger& g, const std::string& line) {
+  if (g.world_rank == 0 && !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// The name of the clock a source counts (source info key MPIMON_EVENTS_CLOCK), or "".
+// Needs MPI initialised (MPI_Info_get).
+std::string clock_of(int source) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_T_source_get_info(source, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &info) !=
+          MPI_SUCCESS ||
+      info == MPI_INFO_NULL)
+    return "";
+  char value[64] = {};
+  int flag = 0;
+  if (PMPI_Info_get(info, MPIMON_EVENTS_CLOCK, sizeof value - 1, value, &flag) != MPI_SUCCESS) flag = 0;
+  PMPI_Info_free(&info);
+  return flag ? value : "";
+}
+
+// The sources read at MPI_Init, on one timeline (sources of the same clock share an origin).
+Timeline place_sources(const Logger& g) {
+  Timeline timeline;
+  for (size_t i = 0; i < g.readings.size(); ++i) {
+    const SourceReading& r = g.readings[i];
+    if (!r.on_demand) continue;
+    const int source = static_cast<int>(i);
+    if (source == g.reference_source)
+      timeline.set_reference(source, r.ticks_per_second, clock_of(source), r.ticks);
+    else
+      timeline.add_source(source, r.ticks_per_second, clock_of(source), r.before, r.ticks, r.after);
+  }
+  return timeline;
+}
+
+int publish_log(MPI_Comm, int, void*, void*);
+
+}  // namespace
+
+// Before PMPI_Init: MPI_T, sources, types, handles on the predefined communicators.
+void before_init(int thread_level) {
+  Logger& g = logger();
+  int provided = 0;
+  if (MPI_T_init_thread(thread_level, &provided) != MPI_SUCCESS) return;
+  g.mpit_initialized = true;
+  const char* selection = std::getenv("MEL_EVENTS");
+  g.wanted = parse_event_list(selection ? selection : "");
+
+  // The timeline's origin is now (MPI_Init), on the first source that tells the time on
+  // demand; every other such source is read between two readings of it. Sources without
+  // on-demand timestamps are placed at their first event.
+  int sources = 0;
+  if (MPI_T_source_get_num(&sources) != MPI_SUCCESS) sources = 0;
+  std::vector<SourceReading> readings(static_cast<size_t>(sources));
+  std::vector<long long> ticks_per_second(static_cast<size_t>(sources), 1000000000);
+  for (int i = 0; i < sources; ++i) {
+    MPI_Count tps = 0;
+    if (MPI_T_source_get_info(i, nullptr, nullptr, nullptr, nullptr, nullptr, &tps, nullptr, nullptr) == MPI_SUCCESS &&
+        tps > 0)
+      ticks_per_second[static_cast<size_t>(i)] = readings[static_cast<size_t>(i)].ticks_per_second = tps;
+  }
+  for (int i = 0; i < sources; ++i) {
+    SourceReading& r = readings[static_cast<size_t>(i)];
+    MPI_Count before = 0, ticks = 0, after = 0;
+    if (g.reference_source < 0) {
+      if (MPI_T_source_get_timestamp(i, &ticks) != MPI_SUCCESS) continue;
+      g.reference_source = i;
+      before = after = ticks;
+    } else if (MPI_T_source_get_timestamp(g.reference_source, &before) != MPI_SUCCESS ||
+               MPI_T_source_get_timestamp(i, &ticks) != MPI_SUCCESS ||
+               MPI_T_source_get_timestamp(g.reference_source, &after) != MPI_SUCCESS) {
+      continue;
+    }
+    r.on_demand = true;
+    r.before = before;
+    r.ticks = ticks;
+    r.after = after;
+  }
+  g.readings = std::move(readings);
+
+  add_new_types(g);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    g.source_ticks_per_second = std::move(ticks_per_second);
+  }
+  g.attaching.store(true, std::memory_order_release);
+  attach(g, MPI_T_BIND_NO_OBJECT, nullptr, MPI_COMM_NULL, MPI_WIN_NULL);
+  const MPI_Comm world = MPI_COMM_WORLD, self = MPI_COMM_SELF;
+  communicator_created(&world);
+  communicator_created(&self);
+}
+
+// After PMPI_Init: value names, warnings, the output; then what arrived meanwhile.
+void after_init() {
+  Logger& g = logger();
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
+  const char* prefix = std::getenv("MEL_OUTPUT");
+  if (prefix != nullptr && *prefix != '\0') {
+    // Every rank publishes (collectively) at MPI_Finalize, whatever happens below.
+    g.to_file = true;
+    g.output_prefix = prefix;
+    int keyval = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, publish_log, &keyval, nullptr) == MPI_SUCCESS)
+      PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  }
+  if (!g.mpit_initialized) {
+    print_from_rank_zero(g, "mel: MPI_T_init_thread failed: no events logged");
+    return;
+  }
+  // Types registered during MPI_Init (by components loaded then): handles on the objects
+  // that exist so far (unbound, MPI_COMM_WORLD, MPI_COMM_SELF).
+  const size_t first_new = g.types.size();
+  add_new_types(g);
+  if (g.types.size() > first_new) {
+    std::lock_guard<std::mutex> lock(g.objects_mutex);
+    for (auto& [key, object] : g.objects) allocate_handles(g, *object, first_new);
+  }
+  if (g.types.empty()) {
+    print_from_rank_zero(g, "mel: the MPI_T events library reports no event types: nothing to log");
+    disable(g);
+    return;
+  }
+  std::vector<std::string> unknown;
+  for (const std::string& name : g.wanted) {
+    bool found = false;
+    for (const auto& slot : g.types) found = found || slot->type.name == name;
+    if (!found) unknown.push_back(name);
+  }
+  print_from_rank_zero(g, unknown_events_warning(unknown));
+
+  attach_every_object(g);
+
+  std::vector<EventType> completed;
+  for (const auto& slot : g.types) completed.push_back(slot->selected ? complete_type(*slot) : slot->type);
+  const Timeline timeline = place_sources(g);
+
+  mpimon::NewFile file;
+  if (g.to_file) {
+    mpimon::FileError error;
+    file = mpimon::NewFile::create(log_file_path(g.output_prefix, g.world_rank), error);
+    if (error) {
+      std::fprintf(stderr, "mel: rank %d: event log not written: %s; logging disabled\n", g.world_rank,
+                   error.message.c_str());
+      disable(g);
+      return;
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (size_t i = 0; i < g.types.size(); ++i) g.types[i]->type = std::move(completed[i]);
+  g.timeline = timeline;
+  g.statistics.set_logged_events(g.wanted);
+  g.file = std::move(file);
+  g.line_prefix = "rank " + std::to_string(g.world_rank) + ": ";
+  for (Pending& p : g.pending) {
+    if (p.dropped >= 0)
+      log_dropped(g, *p.slot, p.dropped);
+    else
+      log_instance(g, *p.slot, seconds_of(g, p.stamp), p.payload.data(), p.payload.size());
+  }
+  if (g.pending_overflow > 0)
+    write_text(g, "mel: " + std::to_string(g.pending_overflow) + " events during MPI_Init not logged (buffer full)\n");
+  g.pending.clear();
+  g.pending.shrink_to_fit();
+  g.ready = true;
+}
+
+void finish() {
+  Logger& g = logger();
+  if (!g.mpit_initialized) return;
+  g.mpit_initialized = false;
+  free_all_handles(g);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    if (g.to_file) flush_buffer(g);
+  }
+  MPI_T_finalize();
+
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (g.closed) return;
+  g.closed = true;
+  if (!g.ready) return;
+  write_text(g, g.statistics.report());
+  if (!g.file.is_open()) return;
+  flush_buffer(g);
+  if (!g.file_error) g.file.finish(g.file_error);  // fsync and size check
+  if (g.file_error) {
+    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, g.file_error.message.c_str());
+    g.file.discard();
+  }
+  // Published by publish_log, inside PMPI_Finalize.
+}
+
+namespace {
+
+// MPI_COMM_SELF's attribute delete callback, at the start of PMPI_Finalize (after
+// mpimon's end-of-job dump): every rank takes part, with or without a log to publish.
+int publish_log(MPI_Comm, int, void*, void*) {
+  Logger& g = logger();
+  mpimon::NewFile file;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    file = std::move(g.file);
+  }
+  if (g.world_rank == 0) mpimon::remove_stale_temporaries(mpimon::folder_of(g.output_prefix));
+  std::vector<mpimon::RunOutput> outputs(1);
+  outputs[0].file = &file;
+  outputs[0].name_for = [&](int n) { return log_file_path(mpimon::numbered_name(g.output_prefix, n), g.world_rank); };
+  const int run = mpimon::publish_run_outputs(outputs, [](int mine) {
+    int values[2] = {mine, -mine};
+    PMPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return std::make_pair(values[0], -values[1]);
+  });
+  if (outputs[0].error)
+    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, outputs[0].error.message.c_str());
+  if (run > 0 && g.world_rank == 0)
+    std::fprintf(stderr,
+                 "mel: event logs of an earlier run are in the way, and nothing is overwritten: this run's logs are "
+                 "%s.<rank>.log\n",
+                 mpimon::numbered_name(g.output_prefix, run).c_str());
+  return MPI_SUCCESS;
+}
+
+// A process that exits without MPI_Finalize leaves no temporary file behind.
+__attribute__((destructor)) void remove_unfinished_log() {
+  Logger& g = logger();
+  std::unique_lock<std::mutex> lock(g.mutex, std::try_to_lock);
+  if (lock.owns_lock()) g.file.discard();
+}
+
+}  // namespace
+
+}  // namespace mpimon::mel
