@@ -22,11 +22,26 @@
 # Configurations:
 #   none    our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
 #           (nothing of ours interposed, the io layer included)
-#   distro  Debian's components: our dir not in the path, pml_monitoring_enable 2 (they
-#           have no io layer: they count the shuffle's messages as application traffic)
+#   distro  Debian's components: our dir not in the path, pml_monitoring_enable 2. Open
+#           MPI has NO I/O monitoring (4.1, 5.0, main): no io component, nothing counted
+#           per file. Its column is what its pml layer costs inside an MPI-IO call: for
+#           the independent write nothing (= none), for the collective the shuffle's sends,
+#           which it counts as application traffic.
 #   mpimon  ours, pml_monitoring_enable 2 (io_monitoring_enable 1, the default)
-# The other layers' hot paths: bench/pml_overhead.sh (the shuffle is looked for only
-# inside MPI-IO calls, so its figures do not move).
+#
+# Second table: the other layers' hot paths do not move with the io layer. Instructions
+# per MPI_Isend (8 B, MPI_COMM_WORLD, mpimon_bench_isend, 2 ranks, rank 0) and per
+# MPI_Allreduce (8 B, mpimon_bench_allreduce, 4 ranks, rank 0), all with our components
+# at pml_monitoring_enable 2:
+#   io on       io_monitoring_enable 1 (default)
+#   io off      io_monitoring_enable 0 (the io component declines every file)
+#   io absent   our plugin folder without mca_io_monitoring.so
+#   before io   MPIMON_BENCH_BASE=<build dir of a commit before the io layer> (optional:
+#               its plugins and bench programs; "-" when not given)
+# The PML's send wrappers are replaced by the shuffle's only while an MPI-IO call that may
+# communicate runs (docs/io.md), so outside MPI-IO the send path is the same code.
+# The OSC layer's code is not changed by the io layer; bench/osc_overhead.sh with
+# MPIMON_BENCH_MCA="io_monitoring_enable=0" gives its table with the io layer off.
 set -euo pipefail
 
 # shellcheck source=bench/common.sh
@@ -144,5 +159,97 @@ for call in write_at write_at_all; do
 done
 echo
 echo "(the collective's totals include waiting for the other ranks; its 'inside monitoring code' columns are exact)"
-echo "(12 runs in $((SECONDS - start)) s)"
+echo "(distro: Open MPI's components have no I/O monitoring; they run inside MPI-IO calls only as the pml layer under"
+echo " the collective's shuffle, which they count as application traffic)"
+
+# ---------------------------------------------------------------------------------------
+# The other layers' hot paths with the io layer on, off, absent, and before it existed.
+
+if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_isend mpimon_bench_allreduce 2>&1); then
+  echo "$build_log" | tail -n 20 >&2
+  die "building targets mpimon_bench_isend mpimon_bench_allreduce failed (output above)"
+fi
+cp -p "$builddir/bin/mpimon_bench_isend" "$builddir/bin/mpimon_bench_allreduce" "$work/"
+absent_dir=$work/lib-mpimon-no-io
+cp -a "$snapdir" "$absent_dir"
+rm -f "$absent_dir/mca_io_monitoring.so"
+base=${MPIMON_BENCH_BASE:-}
+if [[ -n $base ]]; then
+  [[ -f $base/lib/mpimon/mca_pml_monitoring.so && -x $base/bin/mpimon_bench_isend && -x $base/bin/mpimon_bench_allreduce ]] ||
+    die "MPIMON_BENCH_BASE=$base: expected lib/mpimon/mca_pml_monitoring.so, bin/mpimon_bench_isend and bin/mpimon_bench_allreduce there"
+  [[ ! -f $base/lib/mpimon/mca_io_monitoring.so ]] || note "MPIMON_BENCH_BASE=$base has an io component: not a build before the io layer"
+  mkdir "$work/base" "$work/base/bin"
+  cp -a "$base/lib/mpimon" "$work/base/lib-mpimon"
+  cp -p "$base/bin/mpimon_bench_isend" "$base/bin/mpimon_bench_allreduce" "$work/base/bin/"
+fi
+hot_wrapper_isend=$work/rank0.isend.sh
+hot_wrapper_allreduce=$work/rank0.allreduce.sh
+write_rank0_callgrind_wrapper "$hot_wrapper_isend" PMPI_Isend
+write_rank0_callgrind_wrapper "$hot_wrapper_allreduce" PMPI_Allreduce
+
+# hot_run CONFIG CALL K -> the callgrind output file
+hot_run() {
+  local config=$1 call=$2 k=$3 plugins=$snapdir bin=$work io=1
+  local out=$work/callgrind.hot.$config.$call.$k log=$work/log.hot.$config.$call.$k
+  case $config in
+    on) ;;
+    off) io=0 ;;
+    absent) plugins=$absent_dir ;;
+    base) plugins=$work/base/lib-mpimon bin=$work/base/bin ;;
+  esac
+  local -a program
+  if [[ $call == isend ]]; then
+    program=(-np 2 "$hot_wrapper_isend" "$out" "$bin/mpimon_bench_isend" 8 "$k" world)
+  else
+    program=(-np 4 "$hot_wrapper_allreduce" "$out" "$bin/mpimon_bench_allreduce" "$k")
+  fi
+  rm -f "$out"
+  local rc=0
+  (cd "$work" && env OMPI_MCA_mca_base_component_path="$plugins:SYS_DEFAULT:USER_DEFAULT" timeout "$run_timeout" \
+    mpirun.openmpi --mca btl self,vader --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
+    --mca io_monitoring_enable "$io" --mca pml_monitoring_job_file "" "${program[@]}") >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -n 20 "$log" >&2
+    die "run failed (exit status $rc): io $config, $call, K=$k"
+  fi
+  [[ -s $out ]] || die "no callgrind output for io $config, $call, K=$k"
+  echo "$out"
+}
+hot_per_call() { # CONFIG CALL K1 K2 -> instructions per call
+  local a b
+  a=$(hot_run "$1" "$2" "$3")
+  b=$(hot_run "$1" "$2" "$4")
+  awk -v a="$(callgrind_total "$a")" -v b="$(callgrind_total "$b")" -v d=$(($4 - $3)) 'BEGIN {printf "%.1f\n", (b - a) / d}'
+}
+
+declare -A hot
+configs=(on off absent)
+[[ -n $base ]] && configs+=(base)
+for call in isend allreduce; do
+  for config in "${configs[@]}"; do
+    note "hot path $call: io $config"
+    if [[ $call == isend ]]; then
+      hot[$config.$call]=$(hot_per_call "$config" isend 1000 2000)
+    else
+      hot[$config.$call]=$(hot_per_call "$config" allreduce 200 400)
+    fi
+  done
+done
+
+echo
+echo "## The other layers' hot paths with the io layer on, off, absent and before it"
+echo
+echo "callgrind Ir inside the call at world rank 0, ours at pml_monitoring_enable 2;"
+echo "MPI_Isend: (total(K=2000) - total(K=1000)) / 1000; MPI_Allreduce: (total(K=400) - total(K=200)) / 200"
+echo "before io: ${base:-not measured (set MPIMON_BENCH_BASE to a build of a commit before the io layer)}"
+echo
+echo "| call | io on | io off | io absent | before io |"
+echo "|---|---:|---:|---:|---:|"
+for call in isend allreduce; do
+  label="MPI_Isend, 8 B, MPI_COMM_WORLD, 2 ranks"
+  [[ $call == allreduce ]] && label="MPI_Allreduce, 8 B, 4 ranks"
+  echo "| $label | ${hot[on.$call]} | ${hot[off.$call]} | ${hot[absent.$call]} | ${hot[base.$call]:--} |"
+done
+echo
+echo "(all runs in $((SECONDS - start)) s)"
 exit 0

@@ -8,7 +8,10 @@
 #include "analyses/mpi_io/file_registry.h"
 #include "formats/io_format.h"
 #include "formats/job_format.h"
+#include "readers/format_error.h"
 #include "readers/io_reader.h"
+#include "readers/job_reader.h"
+#include "readers/prof_reader.h"
 
 namespace mpimon::mpi_io {
 namespace {
