@@ -13,6 +13,7 @@
 #include "formats/job_format.h"
 #include "mpi_job.h"
 #include "readers/io_reader.h"
+#include "readers/job_reader.h"
 #include "readers/series_reader.h"
 
 using namespace mpimon;
