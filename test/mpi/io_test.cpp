@@ -405,6 +405,40 @@ TEST(IoLayer, ErrorsPassThroughUnchanged) {
   }
 }
 
+// A full disk (a 512 KiB tmpfs, full): every call returns what it returns without us. Open
+// MPI 4.1.4's ompio returns MPI_SUCCESS from writes whose pwritev failed with ENOSPC (it
+// prints "No space left on device" and drops the error): the asked view counts what the
+// calls say they did, the file-system view shows that nothing reached the file.
+TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
+  const std::vector<std::string> program = {"--mca", "mpi_yield_when_idle", "1", kIo, "full"};
+  const auto ours =
+      run_on_full_disk(mpirun_command(4, concat_arguments(monitoring_arguments(2), program), Components::ours));
+  SKIP_WITHOUT_MOUNT_NAMESPACE(ours);
+  const auto plain = run_on_full_disk(mpirun_command(4, program, Components::distro));
+  SKIP_WITHOUT_MOUNT_NAMESPACE(plain);
+  const JobResult& job = *ours;
+  EXPECT_NE(job.output.find("exit code: 0"), std::string::npos) << job.output;
+  EXPECT_NE(job.output.find("No space left on device"), std::string::npos) << job.output;
+  expect_every_rank_ok(job, 4, "full");
+  const std::set<std::string> lines = error_lines(job);
+  ASSERT_EQ(lines.size(), 4u * 4) << job.output;
+  EXPECT_EQ(lines, error_lines(*plain));
+  const Dump d = read_dump(job);
+  const mpi_io::FileInfo& f = d.file("full/out.dat");
+  for (int rank = 0; rank < 4; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    const std::string r = "rank " + std::to_string(rank) + ": ";
+    const bool all_ok = lines.count(r + "write_at_all on a full disk -> success") == 1;
+    const bool at_ok = lines.count(r + "write_at on a full disk -> success") == 1;
+    EXPECT_EQ(asked_calls(f, rank, Access::write_at_all), all_ok ? 1u : 0u);
+    EXPECT_EQ(asked_bytes(f, rank, Access::write_at_all), all_ok ? 65536u : 0u);
+    EXPECT_EQ(asked_calls(f, rank, Access::write_at), at_ok ? 1u : 0u);
+    EXPECT_EQ(asked_bytes(f, rank, Access::write_at), at_ok ? 65536u : 0u);
+  }
+  // Failed fbtl operations are not counted: 0 bytes reached the full disk.
+  EXPECT_EQ(fs_bytes_of_all_ranks(f, Direction::write), 0u);
+}
+
 // io_monitoring_enable 0 (or monitoring off): files get Open MPI's own choice, nothing of
 // ours in between.
 TEST(IoLayer, NotInterposedWhenOff) {
