@@ -459,6 +459,23 @@ TEST(IoLayer, NotInterposedWhenOff) {
   EXPECT_EQ(off.output.find("Selected io module monitoring"), std::string::npos);
 }
 
+// An invalid io_monitoring_enable: one line says so and what is used instead (the default,
+// 1), the job runs and MPI-IO is monitored.
+TEST(IoLayer, InvalidEnableValueSaysSoOnceAndKeepsTheDefault4Ranks) {
+  for (const std::string value : {"abc", "2", "-1", "1x"}) {
+    SCOPED_TRACE("io_monitoring_enable " + value);
+    const JobResult job = run_io(4, {"write_at_all", "4096"}, {"--mca", "io_monitoring_enable", value});
+    expect_every_rank_ok(job, 4, "write_at_all");
+    const std::string line = "mpimon: invalid value '" + value +
+                             "' for MCA parameter io_monitoring_enable (valid: 0 off, 1 on); using 1 (the default): "
+                             "MPI-IO is monitored\n";
+    const size_t at = job.output.find(line);
+    EXPECT_NE(at, std::string::npos) << job.output;
+    EXPECT_EQ(job.output.find(line, at + 1), std::string::npos) << "once per job: " << job.output;
+    EXPECT_EQ(asked_bytes(read_dump(job).file("out.dat"), 3, Access::write_at_all), 4096u);
+  }
+}
+
 // Open MPI's profile2mat reads our .prof files as before: our MPI-IO lines start with '#'.
 TEST(IoLayer, ProfileToMatrixSkipsTheIoLines) {
   const JobResult job = run_io(4, {"write_at_all", "4096"}, {}, Components::ours, 1);

@@ -78,7 +78,7 @@ int component_register() {
   Runtime& runtime = Runtime::instance();
   runtime.settings.io_enabled =
       mpimon::register_int_parameter(&mca_io_monitoring_component.io_version, kIoEnable, io_enable, warning) > 0;
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": MPI-IO monitoring off");
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + " (the default): MPI-IO is monitored");
   return OMPI_SUCCESS;
 }
 
