@@ -38,6 +38,8 @@
 #   io absent   our plugin folder without mca_io_monitoring.so
 #   before io   MPIMON_BENCH_BASE=<build dir of a commit before the io layer> (optional:
 #               its plugins and bench programs; "-" when not given)
+# Each cell: the total inside the call and, beside it, the self cost of our objects (exact;
+# the Allreduce's total also holds waiting for the other ranks).
 # The PML's send wrappers are replaced by the shuffle's only while an MPI-IO call that may
 # communicate runs (docs/io.md), so outside MPI-IO the send path is the same code.
 # The OSC layer's code is not changed by the io layer; bench/osc_overhead.sh with
@@ -215,40 +217,55 @@ hot_run() {
   [[ -s $out ]] || die "no callgrind output for io $config, $call, K=$k"
   echo "$out"
 }
-hot_per_call() { # CONFIG CALL K1 K2 -> instructions per call
-  local a b
+hot_plugins() { # CONFIG -> its plugin folder
+  case $1 in
+    absent) echo "$absent_dir" ;;
+    base) echo "$work/base/lib-mpimon" ;;
+    *) echo "$snapdir" ;;
+  esac
+}
+hot_per_call() { # CONFIG CALL K1 K2 -> "<total> <inside our objects>" per call
+  local a b ma mb
   a=$(hot_run "$1" "$2" "$3")
   b=$(hot_run "$1" "$2" "$4")
-  awk -v a="$(callgrind_total "$a")" -v b="$(callgrind_total "$b")" -v d=$(($4 - $3)) 'BEGIN {printf "%.1f\n", (b - a) / d}'
+  ma=$(python3 "$here/callgrind_objects.py" "$a" "$(hot_plugins "$1")/")
+  mb=$(python3 "$here/callgrind_objects.py" "$b" "$(hot_plugins "$1")/")
+  awk -v a="$(callgrind_total "$a")" -v b="$(callgrind_total "$b")" -v ma="$ma" -v mb="$mb" -v d=$(($4 - $3)) \
+    'BEGIN {printf "%.1f %.1f\n", (b - a) / d, (mb - ma) / d}'
 }
 
-declare -A hot
+declare -A hot hot_inside
 configs=(on off absent)
 [[ -n $base ]] && configs+=(base)
 for call in isend allreduce; do
   for config in "${configs[@]}"; do
     note "hot path $call: io $config"
     if [[ $call == isend ]]; then
-      hot[$config.$call]=$(hot_per_call "$config" isend 1000 2000)
+      read -r t i < <(hot_per_call "$config" isend 1000 2000)
     else
-      hot[$config.$call]=$(hot_per_call "$config" allreduce 200 400)
+      read -r t i < <(hot_per_call "$config" allreduce 200 400)
     fi
+    hot[$config.$call]=$t
+    hot_inside[$config.$call]=$i
   done
 done
 
 echo
 echo "## The other layers' hot paths with the io layer on, off, absent and before it"
 echo
-echo "callgrind Ir inside the call at world rank 0, ours at pml_monitoring_enable 2;"
+echo "callgrind Ir at world rank 0, ours at pml_monitoring_enable 2, per call:"
 echo "MPI_Isend: (total(K=2000) - total(K=1000)) / 1000; MPI_Allreduce: (total(K=400) - total(K=200)) / 200"
+echo "inside our code: the self cost of our plugin folder's objects (exact); the Allreduce's total also holds"
+echo "the progress loop waiting for the 3 other ranks (varies from run to run on a loaded machine)"
 echo "before io: ${base:-not measured (set MPIMON_BENCH_BASE to a build of a commit before the io layer)}"
 echo
-echo "| call | io on | io off | io absent | before io |"
-echo "|---|---:|---:|---:|---:|"
+echo "| call | io on | io off | io absent | before io | inside our code: io on | io off | io absent | before io |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for call in isend allreduce; do
   label="MPI_Isend, 8 B, MPI_COMM_WORLD, 2 ranks"
   [[ $call == allreduce ]] && label="MPI_Allreduce, 8 B, 4 ranks"
-  echo "| $label | ${hot[on.$call]} | ${hot[off.$call]} | ${hot[absent.$call]} | ${hot[base.$call]:--} |"
+  echo "| $label | ${hot[on.$call]} | ${hot[off.$call]} | ${hot[absent.$call]} | ${hot[base.$call]:--} |" \
+    "${hot_inside[on.$call]} | ${hot_inside[off.$call]} | ${hot_inside[absent.$call]} | ${hot_inside[base.$call]:--} |"
 done
 echo
 echo "(all runs in $((SECONDS - start)) s)"
