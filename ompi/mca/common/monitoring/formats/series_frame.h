@@ -12,7 +12,7 @@
 // payload's bytes; crc: CRC-32C (8 lower-case hex digits) of the header line up to the
 // space before it, followed by the payload.
 //
-// A reader (readers/series_frame_reader.h) never misreads a torn or damaged frame: the length and the checksum must
+// A reader (formats/series_frame_scan.h) never misreads a torn or damaged frame: the length and the checksum must
 // both hold. A frame that fails is skipped up to the next "@mpimon " that starts a frame that holds (a write torn by a
 // killed process may be followed by other processes' frames); failed bytes that reach the end of the file are a torn
 // last write, dropped.

@@ -1,8 +1,7 @@
 #include "formats/series_frame_scan.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <charconv>
-#include <cstring>
 
 #include "formats/checksum.h"
 
@@ -161,15 +160,15 @@ class Scanner {
 
 }  // namespace
 
-void scan_frames(std::string_view bytes, const std::function<void(const Frame&)>& on_frame,
-                 std::vector<ScanIssue>& issues) {
-  Scanner scanner([](char*, size_t) { return size_t{0}; }, std::string(bytes), true);
+void scan_frame_source(const std::function<size_t(char*, size_t)>& read,
+                       const std::function<void(const Frame&)>& on_frame, std::vector<ScanIssue>& issues) {
+  Scanner scanner(read, std::string(), false);
   scanner.run(on_frame, issues);
 }
 
-void scan_frame_stream(const std::function<size_t(char*, size_t)>& read,
-                       const std::function<void(const Frame&)>& on_frame, std::vector<ScanIssue>& issues) {
-  Scanner scanner(read, std::string(), false);
+void scan_frames(std::string_view bytes, const std::function<void(const Frame&)>& on_frame,
+                 std::vector<ScanIssue>& issues) {
+  Scanner scanner([](char*, size_t) { return size_t{0}; }, std::string(bytes), true);
   scanner.run(on_frame, issues);
 }
 

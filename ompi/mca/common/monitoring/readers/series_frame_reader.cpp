@@ -25,7 +25,7 @@ void scan_frame_file(const std::string& path, const std::function<void(const Fra
     }
   };
   try {
-    scan_frame_stream(read, on_frame, issues);
+    scan_frame_source(read, on_frame, issues);
   } catch (...) {
     ::close(fd);
     throw;

@@ -1,7 +1,6 @@
-// Reading the frames of a series file (formats/series_frame.h) from its path: every frame
-// whose length and checksum hold, damaged and torn bytes skipped and reported (the scan
-// itself: formats/series_frame_scan.h). Pure C++, in mpimon_format_readers: the tools and
-// tests link it, the runtime library never does.
+// Reading the frames of a series file by name (the scanning itself is the format's:
+// formats/series_frame_scan.h). Pure C++, in
+// mpimon_format_readers: the tools and tests link it, the runtime library never does.
 #pragma once
 
 #include <cstdint>
