@@ -82,6 +82,8 @@ for config in none distro mpimon; do
   eval "inside_$config=$inside"
 done
 echo
+# Issue 23: at most 150 instructions inside monitoring code (the distro's half was the
+# earlier target; both are printed).
 awk -v d="$inside_distro" -v m="$inside_mpimon" 'BEGIN{
-  printf "target: mpimon at most half of the distro inside monitoring code: %.1f vs %.1f (limit %.1f): %s\n",
-         m, d, d / 2, (m <= d / 2) ? "PASS" : "MISS" }'
+  printf "target: mpimon at most 150 inside monitoring code: %.1f (limit 150): %s\n", m, (m <= 150) ? "PASS" : "MISS"
+  printf "and at most half of the distro: %.1f vs %.1f (limit %.1f): %s\n", m, d, d / 2, (m <= d / 2) ? "PASS" : "MISS" }'

@@ -41,8 +41,9 @@ run() {  # collective alone|test extra-mca... -> "result ..." line
   local collective=$1 how=$2
   shift 2
   rm -f "$work/job.txt"
+  # Every call followed: the overlap column is mpimon's exact figure.
   (cd "$work" && timeout 600 mpirun.openmpi -np "$ranks" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
-    --mca pml_monitoring_job_file job.txt "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
+    --mca coll_monitoring_nbc_sampling 1 --mca pml_monitoring_job_file job.txt "$@" "$exe" "$collective" "$bytes" "$repetitions" "$how") >"$work/log" 2>&1 ||
     { tail -5 "$work/log" >&2; die "run failed: $collective $how $*"; }
   grep -h '^result\|cores free' "$work/log"
   # communicator <identity> overlapped <members>, then (second pass)

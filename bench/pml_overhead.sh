@@ -38,8 +38,8 @@ K2=2000
 sizes=(0 8 1024)
 comms=(world split)
 configs=(none distro mpimon)
-target_world=40
-target_split=60
+target_world=25 # issue 23
+target_split=35
 run_timeout=180 # seconds per mpirun (a run takes ~1-2 s)
 
 # ---------------------------------------------------------------- prerequisites

@@ -2,6 +2,7 @@
 // every kind on every kind of communicator, known overlaps, blocked time, the dumps.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -16,9 +17,11 @@ namespace {
 
 const std::string kNbc = MPIMON_NBC_PATTERNS;
 
+// Every call followed (the default follows one in 128): the scenarios check exact figures.
 JobResult run_nbc(int ranks, const std::vector<std::string>& mode, const std::vector<std::string>& extra = {}) {
-  return run_job(ranks,
-                 concat_arguments(concat_arguments(monitoring_arguments(), extra), concat_arguments({kNbc}, mode)));
+  const std::vector<std::string> every_call = {"--mca", "coll_monitoring_nbc_sampling", "1"};
+  return run_job(ranks, concat_arguments(concat_arguments(concat_arguments(monitoring_arguments(), every_call), extra),
+                                         concat_arguments({kNbc}, mode)));
 }
 
 // "rank <r>: overlap <x> ..." lines of an overlap scenario: rank -> overlap.
@@ -94,6 +97,55 @@ TEST(Nbc, EveryKindOnEveryKindOfCommunicatorIsCountedOnce4Ranks) {
   EXPECT_EQ(kinds.size(), 16u) << "no other communicator (communicator creation's own iallreduce is not counted)";
   const std::string prof = read_text(job.folder / "prof.2.prof");
   EXPECT_NE(prof.find("# NBC\t2\tring\tineighbor_alltoallw\t1 calls\t"), std::string::npos) << prof;
+}
+
+// coll_monitoring_nbc_sampling (docs/nbc-overlap.md#cost-and-sampling): every call (1),
+// the default (one in 128 at random: fewer calls, and the dumps say so) and none (0);
+// the collectives' traffic is counted the same in all three.
+TEST(Nbc, SampledOverlapIsSaidSoAndTrafficIsCountedWhateverIsFollowed4Ranks) {
+  struct Followed {
+    uint64_t calls = 0;                   // summed over the nbc_overlap lines
+    std::map<int, std::string> sampling;  // rank -> its nbc_sampling line's N
+    Edges traffic;                        // the C records
+    std::string report;                   // mpimon report's page
+  };
+  auto run = [](const std::vector<std::string>& sampling, const std::string& following) {
+    const JobResult job =
+        run_job(4, concat_arguments(concat_arguments(monitoring_arguments(), sampling), {kNbc, "kinds", following}));
+    expect_every_rank_ok(job, 4, "kinds");
+    Followed f;
+    for (const JobAnnotation& a : read_job_file((job.folder / "mpimon-job.txt").string()).annotations) {
+      if (a.keyword == "nbc_overlap") f.calls += std::stoull(a.fields.at(3));
+      if (a.keyword == "nbc_sampling") f.sampling[std::stoi(a.fields.at(0))] = a.fields.at(1);
+    }
+    f.traffic = read_edges(job.folder, "C");
+    const JobResult report = run_shell(job.folder, MPIMON_BIN " report mpimon-job.txt -o report.html");
+    EXPECT_EQ(report.exit_code, 0) << report.output;
+    f.report = read_text(job.folder / "report.html");
+    return f;
+  };
+  const Followed every = run({"--mca", "coll_monitoring_nbc_sampling", "1"}, "every");
+  const Followed sampled = run({}, "some");
+  const Followed none = run({"--mca", "coll_monitoring_nbc_sampling", "0"}, "none");
+
+  EXPECT_EQ(every.calls, 4u * 54) << "54 nonblocking collectives per rank, each followed";
+  EXPECT_TRUE(every.sampling.empty()) << "no nbc_sampling line when every call is followed";
+  std::cout << "followed with the default sampling: " << sampled.calls << " of " << every.calls << " calls\n";
+  EXPECT_LT(sampled.calls, every.calls) << "the default follows a sample";
+  // Which calls the default follows depends on Open MPI's own nonblocking calls (context
+  // ids) drawing the countdown too: deterministic for one version, not across versions.
+  if (sampled.calls > 0) {
+    for (const auto& [rank, n] : sampled.sampling) EXPECT_EQ(n, "128") << "rank " << rank;
+    EXPECT_NE(sampled.report.find("Sampled (coll_monitoring_nbc_sampling 128)"), std::string::npos)
+        << "mpimon report says the figures are sampled";
+  }
+  EXPECT_EQ(sampled.calls > 0, !sampled.sampling.empty()) << "nbc_sampling lines beside the nbc_overlap lines";
+  EXPECT_EQ(every.report.find("Sampled ("), std::string::npos);
+  EXPECT_EQ(none.calls, 0u);
+  EXPECT_TRUE(none.sampling.empty());
+  EXPECT_FALSE(every.traffic.empty());
+  EXPECT_EQ(sampled.traffic, every.traffic);
+  EXPECT_EQ(none.traffic, every.traffic);
 }
 
 TEST(Nbc, EightMegabyteIallreduceLeftAloneDuringComputationOverlapsLittle4Ranks) {

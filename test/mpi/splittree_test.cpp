@@ -97,8 +97,10 @@ TEST(SplitTree, OverlapRisesToAboutOneWhenTheProgressThreadHasAFreeCore2Ranks) {
   // libnbc, rank 0 posts its bytes only inside MPI_Wait (overlap 0, rank 1: 1); with the
   // split tree (the model picks S = 0 here), every rank's bytes go out during the
   // computation. One rerun if the shared machine disturbed the first.
-  const std::vector<std::string> placement = {"--cpu-set", "0", "--bind-to", "core", "--mca", "pml_monitoring_enable",
-                                              "2"};
+  const std::vector<std::string> placement = {"--cpu-set", "0",     "--bind-to",
+                                              "core",      "--mca", "pml_monitoring_enable",
+                                              "2",         "--mca", "coll_monitoring_nbc_sampling",
+                                              "1"};
   const std::vector<std::string> scenario = {MPIMON_NBC_PATTERNS, "--multiple", "overlap", "8388608", "0.2", "alone"};
   const JobResult libnbc =
       run_job(2, concat_arguments(placement, concat_arguments({"--mca", "coll_splittree_enable", "0"}, scenario)));

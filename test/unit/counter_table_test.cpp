@@ -2,6 +2,7 @@
 // Key 0 is reserved (it marks an empty slot), so every key used here is >= 1.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -133,6 +134,30 @@ TEST(CounterTable, ForEachVisitsEveryBlockOnceInInsertionOrder) {
     EXPECT_EQ(c.bytes, key + 1u);
   });
   EXPECT_EQ(visited, keys);
+}
+
+// The PML's send path reads the table through a mirror (CounterTable::mirror_into) and
+// finds a block in its home slot with home_counters: after the table grows, the mirror
+// must hold the new table, or sends would fall to the slow path (or miss new peers).
+TEST(CounterTable, MirrorFollowsGrowthAndHomeCountersFindsEveryBlockOrSaysElsewhere) {
+  CounterTable table;
+  std::atomic<CounterTable::TableHandle> mirror{nullptr};
+  table.mirror_into(&mirror);
+  ASSERT_NE(mirror.load(), nullptr);
+  const CounterTable::TableHandle first = mirror.load();
+  EXPECT_EQ(CounterTable::home_counters(first, engine_like_key(1)), nullptr);  // nothing yet
+  std::vector<Counters*> blocks;
+  for (uint32_t i = 0; i < kManyKeys; ++i) blocks.push_back(&table.find_or_insert(engine_like_key(i)));
+  EXPECT_NE(mirror.load(), first) << "the table grew: the mirror must hold the new one";
+  uint32_t at_home = 0;
+  for (uint32_t i = 0; i < kManyKeys; ++i) {
+    Counters* found = CounterTable::home_counters(mirror.load(), engine_like_key(i));
+    if (found == nullptr) continue;  // collided: elsewhere, found by the slow path
+    EXPECT_EQ(found, blocks[i]) << "key " << engine_like_key(i);
+    ++at_home;
+  }
+  // Load factor at most 1/4: most keys sit in their home slot.
+  EXPECT_GT(at_home, kManyKeys / 2);
 }
 
 TEST(CounterTable, MemoryGrowsWithTheNumberOfKeysNotTheirValue) {

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "heatmap.h"
@@ -111,6 +112,18 @@ std::string nbc_overlap_section(const ReportInput& input) {
     const std::pair<std::string, std::string>* key;
     const KindSummary* summary;
   };
+  // `nbc_sampling <rank> <N>`: that rank followed about one call in N (docs/formats.md).
+  std::set<std::string> samplings;
+  for (const JobAnnotation& a : input.annotations)
+    if (a.keyword == "nbc_sampling" && a.fields.size() == 2) samplings.insert(a.fields[1]);
+  if (!samplings.empty()) {
+    std::string ns;
+    for (const std::string& n : samplings) ns += (ns.empty() ? "" : ", ") + escape_markup(n);
+    out += "<p>Sampled (coll_monitoring_nbc_sampling " + ns +
+           "): about one call in N was followed, at random. Calls, durations, blocked time and bytes are those of "
+           "the followed calls only; the overlaps estimate the whole. Run with coll_monitoring_nbc_sampling 1 for "
+           "every call.</p>\n";
+  }
   std::vector<Row> rows;
   for (const auto& [key, s] : summaries) rows.push_back({&key, &s});
   const auto shown = bounded_rows(

@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <vector>
 
 #include "analyses/communicator_classes.h"
@@ -36,14 +37,43 @@
 
 namespace mpimon::coll {
 
+// What the accounting keeps from call to call for one communicator (in our COLL module):
+// the topology's out-neighbours and, in a single-threaded process, the counters of every
+// other member. Both are found at the first call that needs them; a communicator's
+// members and topology never change, and counter blocks never move.
+struct CommunicatorCache {
+  CommunicatorCache() = default;
+  CommunicatorCache(const CommunicatorCache&) = delete;
+  CommunicatorCache& operator=(const CommunicatorCache&) = delete;
+  ~CommunicatorCache() {
+    delete out_neighbours.load(std::memory_order_relaxed);
+    delete[] every_other;
+  }
+
+  // Out-neighbours, in the order neighbourhood collectives use (see out_neighbours()):
+  // published once (a concurrent first call computes its own and the loser's is freed).
+  std::atomic<const std::vector<int>*> out_neighbours{nullptr};
+
+  // The coll-category counters of the members a process sends to in an all-to-all
+  // collective (every member of the remote group but itself), in rank order: the
+  // process talks to all of them, so their blocks exist anyway. Built at the first such
+  // collective of a single-threaded process; never, when a member belongs to another job
+  // (those are only totalled) or the process is multi-threaded (atomic increments).
+  enum class EveryOther : uint8_t { unknown, ready, unusable };
+  EveryOther every_other_state = EveryOther::unknown;
+  int every_other_count = 0;
+  Counters** every_other = nullptr;
+};
+
 // One collective call being accounted for on one communicator.
 class Sends {
  public:
-  Sends(Engine& engine, const LocalJob& job, ompi_communicator_t* comm) : engine_(engine), job_(job), comm_(comm) {}
+  Sends(Engine& engine, const LocalJob& job, ompi_communicator_t* comm, CommunicatorCache& cache)
+      : engine_(engine), job_(job), comm_(comm), cache_(cache) {}
   // Totals only, nothing recorded: what a collective will send, for its MPI_T begin event.
   struct TotalsOnly {};
-  Sends(TotalsOnly, Engine& engine, const LocalJob& job, ompi_communicator_t* comm)
-      : engine_(engine), job_(job), comm_(comm), record_(false) {}
+  Sends(TotalsOnly, Engine& engine, const LocalJob& job, ompi_communicator_t* comm, CommunicatorCache& cache)
+      : engine_(engine), job_(job), comm_(comm), cache_(cache), record_(false) {}
 
   // `bytes` to rank `peer` of the communicator's remote group (the group itself for an
   // intracommunicator).
@@ -58,52 +88,46 @@ class Sends {
       engine_.record(world, Category::coll, bytes);
     }
   }
-  // The common all-to-all case, one histogram bucket for all.
+  // The common all-to-all case, one histogram bucket for all: through the communicator's
+  // cached counters when it has them (three increments per member), else the engine.
   [[gnu::always_inline]] void to_every_other(uint64_t bytes) {
-    const int n = remote_size(), me = inter() ? -1 : comm_->c_my_rank;
-    const unsigned bucket = histogram_bucket(bytes);
-    if (!record_) {
-      // totals only
-    } else if (comm_ == &ompi_mpi_comm_world.comm && !engine_.threaded()) {
-      // Peers are world ranks 0..n-1: walk their keys directly, each usually in its home
-      // slot (no other thread can insert meanwhile).
-      CounterTable& table = engine_.counters();
-      for (int i = 0; i < n; ++i) {
-        if (i == me) continue;
-        const uint32_t key = Engine::key(i, Category::coll);
-        const CounterTable::Slot& slot = table.home_slot(key);
-        Counters& c = slot.key.load(std::memory_order_relaxed) == key ? *slot.counters : table.find_or_insert_slow(key);
-        ++c.messages;
-        c.bytes += bytes;
-        ++c.histogram[bucket];
+    uint64_t sent;
+    if (record_ && cache_.every_other_state == CommunicatorCache::EveryOther::ready) [[likely]] {
+      const unsigned bucket = histogram_bucket(bytes);
+      Counters* const* counters = cache_.every_other;
+      const int count = cache_.every_other_count;
+      for (int i = 0; i < count; ++i) {
+        Counters& c = *counters[i];
+        single_writer_add(c.messages, 1);
+        single_writer_add(c.bytes, bytes);
+        single_writer_add(c.histogram[bucket], 1);
       }
+      sent = static_cast<uint64_t>(count);
     } else {
-      for (int i = 0; i < n; ++i) {
-        if (i == me) continue;
-        int32_t peer;
-        if (find_world_rank(comm_, i, job_, peer)) {
-          engine_.record(peer, Category::coll, bytes, bucket);
-        } else {
-          engine_.record_other_job(Category::coll, bytes);
-        }
-      }
+      sent = every_other_slow(engine_, job_, comm_, cache_, record_, bytes);
     }
-    const uint64_t sent = static_cast<uint64_t>(me < 0 ? n : n - 1);
     total_ += sent * bytes;
     messages_ += sent;
   }
-
   bool inter() const { return OMPI_COMM_IS_INTER(comm_); }
   int remote_size() const { return comm_->c_remote_group->grp_proc_count; }
   int my_rank() const { return comm_->c_my_rank; }
   ompi_communicator_t* comm() const { return comm_; }
+  // The out-neighbours of the communicator's process topology (cached).
+  const std::vector<int>& out_neighbours() const;
   uint64_t total() const { return total_; }
   uint64_t messages() const { return messages_; }
 
  private:
+  // to_every_other without the cache (`record`: false for totals only), which it fills
+  // the first time (or marks unusable); returns the messages.
+  [[gnu::noinline]] static uint64_t every_other_slow(Engine& engine, const LocalJob& job, ompi_communicator_t* comm,
+                                                     CommunicatorCache& cache, bool record, uint64_t bytes);
+
   Engine& engine_;
   const LocalJob& job_;
   ompi_communicator_t* comm_;
+  CommunicatorCache& cache_;
   uint64_t total_ = 0;
   uint64_t messages_ = 0;
   bool record_ = true;
@@ -115,83 +139,88 @@ inline uint64_t packed(int count, const ompi_datatype_t* type) {
 
 // Out-neighbours of a process topology communicator, in the order neighbourhood
 // collectives use (Cartesian: per dimension the -1 then the +1 neighbour; may be
-// MPI_PROC_NULL at non-periodic borders).
+// MPI_PROC_NULL at non-periodic borders). Sends::out_neighbours caches it.
 std::vector<int> out_neighbours(ompi_communicator_t* comm);
 
 // ---------------------------------------------------------------------------------------
 // The rules, one per argument shape; each takes the collective's arguments (trailing
-// comm/request/module arguments are ignored) and records into `s`.
+// comm/request/module arguments are ignored) and records into `s`. Inlined into each
+// wrapper: the common ones are a few instructions there.
 
 struct Rules {
   // allgather, alltoall (and i-forms)
   template <typename... Rest>
-  static void same_to_all(Sends& s, const void* sbuf, int scount, ompi_datatype_t* sdtype, void*, int rcount,
-                          ompi_datatype_t* rdtype, Rest&&...) {
+  [[gnu::always_inline]] static void same_to_all(Sends& s, const void* sbuf, int scount, ompi_datatype_t* sdtype, void*,
+                                                 int rcount, ompi_datatype_t* rdtype, Rest&&...) {
     s.to_every_other(sbuf == MPI_IN_PLACE ? packed(rcount, rdtype) : packed(scount, sdtype));
   }
   // allgatherv (and i-form): the process sends its own block to everyone
   template <typename... Rest>
-  static void allgatherv(Sends& s, const void* sbuf, int scount, ompi_datatype_t* sdtype, void*, const int* rcounts,
-                         const int*, ompi_datatype_t* rdtype, Rest&&...) {
+  [[gnu::always_inline]] static void allgatherv(Sends& s, const void* sbuf, int scount, ompi_datatype_t* sdtype, void*,
+                                                const int* rcounts, const int*, ompi_datatype_t* rdtype, Rest&&...) {
     const int me = s.inter() ? 0 : s.my_rank();
     s.to_every_other(sbuf == MPI_IN_PLACE ? packed(rcounts[me], rdtype) : packed(scount, sdtype));
   }
   // allreduce (and i-form)
   template <typename... Rest>
-  static void allreduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*, Rest&&...) {
+  [[gnu::always_inline]] static void allreduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype,
+                                               ompi_op_t*, Rest&&...) {
     s.to_every_other(packed(count, dtype));
   }
   // alltoallv (and i-form)
   template <typename... Rest>
-  static void alltoallv(Sends& s, const void* sbuf, const int* scounts, const int*, ompi_datatype_t* sdtype, void*,
-                        const int* rcounts, const int*, ompi_datatype_t* rdtype, Rest&&...) {
+  [[gnu::always_inline]] static void alltoallv(Sends& s, const void* sbuf, const int* scounts, const int*,
+                                               ompi_datatype_t* sdtype, void*, const int* rcounts, const int*,
+                                               ompi_datatype_t* rdtype, Rest&&...) {
     const bool in_place = sbuf == MPI_IN_PLACE;
     per_peer(s, [&](int i) { return in_place ? packed(rcounts[i], rdtype) : packed(scounts[i], sdtype); });
   }
   // alltoallw (and i-form)
   template <typename Displacement, typename... Rest>
-  static void alltoallw(Sends& s, const void* sbuf, const int* scounts, const Displacement*,
-                        ompi_datatype_t* const* sdtypes, void*, const int* rcounts, const Displacement*,
-                        ompi_datatype_t* const* rdtypes, Rest&&...) {
+  [[gnu::always_inline]] static void alltoallw(Sends& s, const void* sbuf, const int* scounts, const Displacement*,
+                                               ompi_datatype_t* const* sdtypes, void*, const int* rcounts,
+                                               const Displacement*, ompi_datatype_t* const* rdtypes, Rest&&...) {
     const bool in_place = sbuf == MPI_IN_PLACE;
     per_peer(s, [&](int i) { return in_place ? packed(rcounts[i], rdtypes[i]) : packed(scounts[i], sdtypes[i]); });
   }
   // barrier (and i-form)
   template <typename... Rest>
-  static void barrier(Sends& s, Rest&&...) {
+  [[gnu::always_inline]] static void barrier(Sends& s, Rest&&...) {
     s.to_every_other(0);
   }
   // bcast (and i-form)
   template <typename... Rest>
-  static void bcast(Sends& s, void*, int count, ompi_datatype_t* dtype, int root, Rest&&...) {
+  [[gnu::always_inline]] static void bcast(Sends& s, void*, int count, ompi_datatype_t* dtype, int root, Rest&&...) {
     if (is_root(s, root)) s.to_every_other(packed(count, dtype));
   }
   // scan, exscan (and i-forms)
   template <typename... Rest>
-  static void prefix(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*, Rest&&...) {
+  [[gnu::always_inline]] static void prefix(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*,
+                                            Rest&&...) {
     for (int i = s.my_rank() + 1; i < s.remote_size(); ++i) s.to(i, packed(count, dtype));
   }
   // gather (and i-form)
   template <typename... Rest>
-  static void gather(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int, ompi_datatype_t*, int root,
-                     Rest&&...) {
+  [[gnu::always_inline]] static void gather(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int,
+                                            ompi_datatype_t*, int root, Rest&&...) {
     to_root(s, root, packed(scount, sdtype));
   }
   // gatherv (and i-form)
   template <typename... Rest>
-  static void gatherv(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, const int*, const int*,
-                      ompi_datatype_t*, int root, Rest&&...) {
+  [[gnu::always_inline]] static void gatherv(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*,
+                                             const int*, const int*, ompi_datatype_t*, int root, Rest&&...) {
     to_root(s, root, packed(scount, sdtype));
   }
   // reduce (and i-form)
   template <typename... Rest>
-  static void reduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*, int root, Rest&&...) {
+  [[gnu::always_inline]] static void reduce(Sends& s, const void*, void*, int count, ompi_datatype_t* dtype, ompi_op_t*,
+                                            int root, Rest&&...) {
     to_root(s, root, packed(count, dtype));
   }
   // reduce_scatter (and i-form)
   template <typename... Rest>
-  static void reduce_scatter(Sends& s, const void*, void*, const int* rcounts, ompi_datatype_t* dtype, ompi_op_t*,
-                             Rest&&...) {
+  [[gnu::always_inline]] static void reduce_scatter(Sends& s, const void*, void*, const int* rcounts,
+                                                    ompi_datatype_t* dtype, ompi_op_t*, Rest&&...) {
     if (s.inter()) {
       uint64_t sum = 0;
       for (int i = 0; i < local_size(s); ++i) sum += packed(rcounts[i], dtype);
@@ -202,8 +231,8 @@ struct Rules {
   }
   // reduce_scatter_block (and i-form)
   template <typename... Rest>
-  static void reduce_scatter_block(Sends& s, const void*, void*, int rcount, ompi_datatype_t* dtype, ompi_op_t*,
-                                   Rest&&...) {
+  [[gnu::always_inline]] static void reduce_scatter_block(Sends& s, const void*, void*, int rcount,
+                                                          ompi_datatype_t* dtype, ompi_op_t*, Rest&&...) {
     if (s.inter()) {
       s.to_every_other(packed(rcount, dtype) * local_size(s) / s.remote_size());
       return;
@@ -212,35 +241,70 @@ struct Rules {
   }
   // scatter (and i-form)
   template <typename... Rest>
-  static void scatter(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int, ompi_datatype_t*,
-                      int root, Rest&&...) {
+  [[gnu::always_inline]] static void scatter(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, void*, int,
+                                             ompi_datatype_t*, int root, Rest&&...) {
     if (is_root(s, root)) s.to_every_other(packed(scount, sdtype));
   }
   // scatterv (and i-form): the root's own block is not a message
   template <typename... Rest>
-  static void scatterv(Sends& s, const void*, const int* scounts, const int*, ompi_datatype_t* sdtype, void*, int,
-                       ompi_datatype_t*, int root, Rest&&...) {
+  [[gnu::always_inline]] static void scatterv(Sends& s, const void*, const int* scounts, const int*,
+                                              ompi_datatype_t* sdtype, void*, int, ompi_datatype_t*, int root,
+                                              Rest&&...) {
     if (is_root(s, root)) per_peer(s, [&](int i) { return packed(scounts[i], sdtype); });
+  }
+
+  // <rule>_silent: the call sends nothing here, whatever the rest of its arguments (a
+  // non-root of a one-to-all collective, the root of an all-to-one).
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool bcast_silent(const Sends& s, void*, int, ompi_datatype_t*, int root, Rest&&...) {
+    return !is_root(s, root);
+  }
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool scatter_silent(const Sends& s, const void*, int, ompi_datatype_t*, void*, int,
+                                                    ompi_datatype_t*, int root, Rest&&...) {
+    return !is_root(s, root);
+  }
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool scatterv_silent(const Sends& s, const void*, const int*, const int*,
+                                                     ompi_datatype_t*, void*, int, ompi_datatype_t*, int root,
+                                                     Rest&&...) {
+    return !is_root(s, root);
+  }
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool gather_silent(const Sends& s, const void*, int, ompi_datatype_t*, void*, int,
+                                                   ompi_datatype_t*, int root, Rest&&...) {
+    return !sends_to_root(s, root);
+  }
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool gatherv_silent(const Sends& s, const void*, int, ompi_datatype_t*, void*,
+                                                    const int*, const int*, ompi_datatype_t*, int root, Rest&&...) {
+    return !sends_to_root(s, root);
+  }
+  template <typename... Rest>
+  [[gnu::always_inline]] static bool reduce_silent(const Sends& s, const void*, void*, int, ompi_datatype_t*,
+                                                   ompi_op_t*, int root, Rest&&...) {
+    return !sends_to_root(s, root);
   }
 
   // Neighbourhood collectives
   template <typename... Rest>
-  static void neighbor_same(Sends& s, const void*, int scount, ompi_datatype_t* sdtype, Rest&&...) {
-    const std::vector<int> out = out_neighbours(s.comm());
+  [[gnu::always_inline]] static void neighbor_same(Sends& s, const void*, int scount, ompi_datatype_t* sdtype,
+                                                   Rest&&...) {
+    const std::vector<int>& out = s.out_neighbours();
     for (int n : out)
       if (n != MPI_PROC_NULL) s.to(n, packed(scount, sdtype));
   }
   template <typename... Rest>
-  static void neighbor_alltoallv(Sends& s, const void*, const int* scounts, const int*, ompi_datatype_t* sdtype,
-                                 Rest&&...) {
-    const std::vector<int> out = out_neighbours(s.comm());
+  [[gnu::always_inline]] static void neighbor_alltoallv(Sends& s, const void*, const int* scounts, const int*,
+                                                        ompi_datatype_t* sdtype, Rest&&...) {
+    const std::vector<int>& out = s.out_neighbours();
     for (size_t k = 0; k < out.size(); ++k)
       if (out[k] != MPI_PROC_NULL && scounts[k] > 0) s.to(out[k], packed(scounts[k], sdtype));
   }
   template <typename... Rest>
-  static void neighbor_alltoallw(Sends& s, const void*, const int* scounts, const MPI_Aint*,
-                                 ompi_datatype_t* const* sdtypes, Rest&&...) {
-    const std::vector<int> out = out_neighbours(s.comm());
+  [[gnu::always_inline]] static void neighbor_alltoallw(Sends& s, const void*, const int* scounts, const MPI_Aint*,
+                                                        ompi_datatype_t* const* sdtypes, Rest&&...) {
+    const std::vector<int>& out = s.out_neighbours();
     for (size_t k = 0; k < out.size(); ++k)
       if (out[k] != MPI_PROC_NULL && scounts[k] > 0) s.to(out[k], packed(scounts[k], sdtypes[k]));
   }
@@ -248,12 +312,19 @@ struct Rules {
  private:
   static int local_size(const Sends& s) { return s.comm()->c_local_group->grp_proc_count; }
   // Intercommunicator: the root passes MPI_ROOT; intracommunicator: its own rank.
-  static bool is_root(const Sends& s, int root) { return s.inter() ? root == MPI_ROOT : root == s.my_rank(); }
-  static void to_root(Sends& s, int root, uint64_t bytes) {
-    if (s.inter() ? root >= 0 : root != s.my_rank()) s.to(root, bytes);
+  [[gnu::always_inline]] static bool is_root(const Sends& s, int root) {
+    return s.inter() ? root == MPI_ROOT : root == s.my_rank();
+  }
+  // Intercommunicator: the processes of the non-root group (root >= 0) send; an
+  // intracommunicator: every process but the root.
+  [[gnu::always_inline]] static bool sends_to_root(const Sends& s, int root) {
+    return s.inter() ? root >= 0 : root != s.my_rank();
+  }
+  [[gnu::always_inline]] static void to_root(Sends& s, int root, uint64_t bytes) {
+    if (sends_to_root(s, root)) s.to(root, bytes);
   }
   template <typename Bytes>
-  static void per_peer(Sends& s, Bytes&& bytes_to) {
+  [[gnu::always_inline]] static void per_peer(Sends& s, Bytes&& bytes_to) {
     const int n = s.remote_size(), me = s.inter() ? -1 : s.my_rank();
     for (int i = 0; i < n; ++i) {
       if (i == me) continue;

@@ -2,6 +2,7 @@
 // registers pml_monitoring_enable and gates all layers): every communicator then gets
 // our module at priority 100, the highest Open MPI allows, so it is enabled last.
 #include "coll_monitoring.h"
+#include "coll_monitoring_nbc.h"
 
 #include <climits>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "live/pvars.h"
 #include "runtime/component_version.h"
+#include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -146,7 +148,23 @@ void register_nbc_variables() {
   }
 }
 
+int nbc_sampling = 128;  // coll_monitoring_nbc_sampling
+
 int component_register() {
+  // Following every nonblocking collective costs more per call than Open MPI's whole
+  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 128 by default
+  // (the smallest power of two that keeps MPI_Ibcast under Open MPI's component).
+  static const mpimon::IntParameter nbc_sampling_parameter{
+      "nbc_sampling", "coll_monitoring_nbc_sampling",
+      "Which nonblocking collectives of the application are followed for their overlap (mpimon; "
+      "coll_monitoring_nbc_* performance variables, '# NBC' lines of the .prof files, nbc_overlap lines of the job "
+      "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 128), 0 none",
+      "0 (none), 1 (every call) or N >= 2 (one in N)", 128};
+  std::string warning;
+  mpimon::register_int_parameter(&mca_coll_monitoring_component.collm_version, nbc_sampling_parameter, nbc_sampling,
+                                 warning);
+  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
+  mpimon::coll::set_nbc_sampling(nbc_sampling);
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
@@ -160,10 +178,19 @@ void dump_communicators(Runtime::LayerDump& out) {
   out.prof.collectives += mpimon::format_prof_communicators(runtime.world_rank(), runtime.communicators);
   out.job_annotations += mpimon::format_job_communicators(runtime.world_rank(), runtime.communicators);
   const double seconds_per_tick = runtime.nbc.clock().seconds_per_tick();
+  std::string prof_nbc, job_nbc;
   runtime.nbc.read([&] {
-    out.prof.collectives += mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
-    out.job_annotations += mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    prof_nbc = mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    job_nbc = mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
   });
+  // Which calls the lines describe, unless every one.
+  if (const int every = mpimon::coll::nbc_sampling(); every != 1 && !job_nbc.empty()) {
+    const std::string me = std::to_string(runtime.world_rank()), n = std::to_string(every);
+    prof_nbc += "# NBC sampling\t" + me + "\t" + n + "\n";
+    job_nbc += "nbc_sampling " + me + " " + n + "\n";
+  }
+  out.prof.collectives += prof_nbc;
+  out.job_annotations += job_nbc;
 }
 
 bool layer_active() {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <new>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -25,6 +26,7 @@ struct Module {
   mca_coll_base_module_t super;
   ompi_communicator_t* comm;
   CommunicatorClasses* classes;                  // this communicator's per-class totals
+  CommunicatorCache* cache;                      // what its accounting keeps from call to call
   mca_coll_base_comm_coll_t saved;               // the pairs installed before us
   mca_coll_base_module_t* retained[kSlotCount];  // previous modules we hold a reference on
   int retained_count;
@@ -42,6 +44,11 @@ LocalJob job;
 // initial-exec: a direct %fs access instead of a __tls_get_addr call per collective (one
 // int fits in the static TLS glibc reserves for dlopen'ed libraries).
 thread_local int nesting __attribute__((tls_model("initial-exec"))) = 0;
+// The application's nonblocking collectives followed for their overlap
+// (coll_monitoring_nbc_sampling): the calls left, on this thread, until the next one
+// whose call asks follow_next() whether it is followed (coll_monitoring_nbc.h). Starts at
+// 1: a thread's first nonblocking collective decides.
+constinit thread_local uint64_t nbc_countdown __attribute__((tls_model("initial-exec"))) = 1;
 Engine* engine = nullptr;
 
 // Communicators with our module, for the class performance variables.
@@ -51,6 +58,7 @@ std::map<const ompi_communicator_t*, Module*> modules_by_comm;
 void construct_module(Module* m) {
   m->comm = nullptr;
   m->classes = nullptr;
+  m->cache = nullptr;
   m->retained_count = 0;
   m->closed = false;
 }
@@ -60,6 +68,8 @@ void construct_module(Module* m) {
 void destruct_module(Module* m) {
   for (int i = 0; i < m->retained_count; ++i) OBJ_RELEASE(m->retained[i]);
   m->retained_count = 0;
+  delete m->cache;
+  m->cache = nullptr;
 }
 
 }  // namespace
@@ -127,24 +137,59 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   // flatten: the rule is instantiated twice (accounting and the begin event's totals), and
   // GCC would then call it out of line here, on the hot path.
   [[gnu::flatten]] static int call(Args... args) {
-    if constexpr (nonblocking) {
-      if (nesting == 0) return call_nonblocking(__builtin_return_address(0), args...);
-    }
-    if (events_listened() && nesting == 0) [[unlikely]]
-      return call_with_events(args...);
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));  // every slot ends with the module
-    ++nesting;
-    const int rc =
-        call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
-    if (--nesting != 0 || rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed))
-      return rc;  // nested, or an error: record nothing
+    // A module's own collective inside the application's (allgatherv as gatherv + bcast,
+    // intercommunicator collectives on the local communicator, ...): forwarded untouched.
+    if (nesting != 0) [[unlikely]]
+      return forward(self, arguments);
+    if constexpr (nonblocking) {
+      // The application's call (or Open MPI's own, told apart when followed): followed
+      // for its overlap when its turn came, through the events path when a tool listens,
+      // else recorded like a blocking collective.
+      if (--nbc_countdown == 0) [[unlikely]]
+        return call_deciding(__builtin_return_address(0), args...);
+      if (events_listened()) [[unlikely]]
+        return call_nonblocking(nullptr, args...);
+    } else {
+      if (events_listened()) [[unlikely]]
+        return call_with_events(args...);
+    }
+    if (!Rule::silent(Sends(*engine, job, self->comm, *self->cache), args...)) return call_recorded(args...);
+    // A call that sends nothing here (a bcast at a leaf, a reduce at its root): only the
+    // return code is kept across the forwarded call (no register saved for the rest).
+    nesting = 1;
+    const int rc = forward(self, arguments);
+    nesting = 0;
+    return rc;
+  }
+
+  // The nonblocking call that brought this thread's countdown to zero (`caller`: the
+  // slot's return address): followed or not (follow_next).
+  [[gnu::noinline]] static int call_deciding(const void* caller, Args... args) {
+    return call_nonblocking(follow_next(nbc_countdown) ? caller : nullptr, args...);
+  }
+
+  // The application's call that sends: forwarded, then recorded if it succeeded.
+  [[gnu::noinline, gnu::flatten]] static int call_recorded(Args... args) {
+    auto arguments = std::forward_as_tuple(args...);
+    auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
+    nesting = 1;
+    const int rc = forward(self, arguments);
+    nesting = 0;
+    if (rc != OMPI_SUCCESS || !recording.load(std::memory_order_relaxed)) [[unlikely]]
+      return rc;  // an error (or our own dump's traffic): record nothing
     record(self, args...);
     return rc;
   }
 
+  template <typename Tuple>
+  [[gnu::always_inline]] static int forward(Module* self, Tuple& arguments) {
+    return call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
+  }
+
   [[gnu::always_inline]] static void record(Module* self, Args... args) {
-    Sends sends(*engine, job, self->comm);
+    Sends sends(*engine, job, self->comm, *self->cache);
     Rule::apply(sends, args...);
     if (sends.messages() > 0) self->classes->add(Class, sends.total());
   }
@@ -155,7 +200,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     event.comm_id = static_cast<int32_t>(self->comm->c_contextid);
     event.kind = Kind;
     event.root = root_of(args...);
-    Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm);
+    Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm, *self->cache);
     Rule::apply(totals, args...);
     event.bytes = totals.total();
     return event;
@@ -180,9 +225,11 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     return rc;
   }
 
-  // A nonblocking collective (outermost): tracked from the call to its request's
-  // completion when the application called it (coll_monitoring_nbc.h), recorded, and its
-  // events raised when a tool listens (the end event at completion).
+  // A nonblocking collective (outermost) that is followed or a tool listens to: tracked
+  // from the call to its request's completion when followed (`caller`: the slot's return
+  // address, null when not followed) and the application called it
+  // (coll_monitoring_nbc.h), recorded, and its events raised when a tool listens (the end
+  // event at completion).
   [[gnu::noinline]] static int call_nonblocking(const void* caller, Args... args) {
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
@@ -196,7 +243,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
       if (recording_on && begin_listened()) raise_begin(self->comm, event, context);
     }
     NbcStart start;
-    if (recording_on && called_by_application(caller))
+    if (recording_on && caller != nullptr && called_by_application(caller))
       start = begin_nbc(self->comm, static_cast<NbcKind>(nbc_kind_index(Kind)), self->classes);
     ++nesting;
     const int rc =
@@ -214,31 +261,41 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   }
 };
 
-#define MPIMON_RULE(name)                 \
-  struct name##_rule {                    \
-    template <typename... A>              \
-    static void apply(Sends& s, A... a) { \
-      Rules::name(s, a...);               \
-    }                                     \
+// Each rule: apply() records a call; silent() tells a call that sends nothing here
+// (Rules::<rule>_silent for the rooted ones, never for the others).
+#define MPIMON_RULE_STRUCT(name, silent_body)                           \
+  struct name##_rule {                                                  \
+    template <typename... A>                                            \
+    [[gnu::always_inline]] static void apply(Sends& s, A... a) {        \
+      Rules::name(s, a...);                                             \
+    }                                                                   \
+    template <typename... A>                                            \
+    [[gnu::always_inline]] static bool silent(const Sends& s, A... a) { \
+      silent_body;                                                      \
+    }                                                                   \
   }
+#define MPIMON_RULE(name) MPIMON_RULE_STRUCT(name, ((void)s, ((void)a, ...)); return false)
+#define MPIMON_ROOTED_RULE(name) MPIMON_RULE_STRUCT(name, return Rules::name##_silent(s, a...))
 MPIMON_RULE(same_to_all);
 MPIMON_RULE(allgatherv);
 MPIMON_RULE(allreduce);
 MPIMON_RULE(alltoallv);
 MPIMON_RULE(alltoallw);
 MPIMON_RULE(barrier);
-MPIMON_RULE(bcast);
+MPIMON_ROOTED_RULE(bcast);
 MPIMON_RULE(prefix);
-MPIMON_RULE(gather);
-MPIMON_RULE(gatherv);
-MPIMON_RULE(reduce);
+MPIMON_ROOTED_RULE(gather);
+MPIMON_ROOTED_RULE(gatherv);
+MPIMON_ROOTED_RULE(reduce);
 MPIMON_RULE(reduce_scatter);
 MPIMON_RULE(reduce_scatter_block);
-MPIMON_RULE(scatter);
-MPIMON_RULE(scatterv);
+MPIMON_ROOTED_RULE(scatter);
+MPIMON_ROOTED_RULE(scatterv);
 MPIMON_RULE(neighbor_same);
 MPIMON_RULE(neighbor_alltoallv);
 MPIMON_RULE(neighbor_alltoallw);
+#undef MPIMON_ROOTED_RULE
+#undef MPIMON_RULE_STRUCT
 #undef MPIMON_RULE
 
 // The table: every counted slot of Open MPI 4.1.4's coll interface, its rule and class.
@@ -337,6 +394,7 @@ std::vector<int32_t> members_of(ompi_communicator_t* comm) {
 int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   auto* m = reinterpret_cast<Module*>(base);
   m->comm = comm;
+  m->cache = new CommunicatorCache;
   save_previous(m, comm);
   m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm), comm->c_contextid);
   std::lock_guard lock(modules_mutex);
@@ -392,6 +450,57 @@ const CommunicatorClasses* classes_of(const ompi_communicator_t* comm) {
   std::lock_guard lock(modules_mutex);
   auto it = modules_by_comm.find(comm);
   return it == modules_by_comm.end() ? nullptr : it->second->classes;
+}
+
+uint64_t Sends::every_other_slow(Engine& engine, const LocalJob& job, ompi_communicator_t* comm,
+                                 CommunicatorCache& cache, bool record, uint64_t bytes) {
+  using State = CommunicatorCache::EveryOther;
+  const bool inter = OMPI_COMM_IS_INTER(comm);
+  const int n = comm->c_remote_group->grp_proc_count, me = inter ? -1 : comm->c_my_rank;
+  const auto sent = static_cast<uint64_t>(me < 0 ? n : n - 1);
+  if (!record) return sent;
+  if (cache.every_other_state == State::unknown) {
+    // The first such call: cache every member's counters, unless a member belongs to
+    // another job or the process is multi-threaded.
+    cache.every_other_state = State::unusable;
+    Counters** counters = engine.threaded() ? nullptr : new (std::nothrow) Counters*[n > 0 ? n : 1];
+    int count = 0;
+    for (int i = 0; counters != nullptr && i < n; ++i) {
+      if (i == me) continue;
+      int32_t peer;
+      if (!find_world_rank(comm, i, job, peer)) {
+        delete[] counters;
+        counters = nullptr;
+        break;
+      }
+      counters[count++] = &engine.counters().find_or_insert(Engine::key(peer, Category::coll));
+    }
+    if (counters != nullptr) {
+      cache.every_other = counters;
+      cache.every_other_count = count;
+      cache.every_other_state = State::ready;
+    }
+  }
+  const unsigned bucket = histogram_bucket(bytes);
+  for (int i = 0; i < n; ++i) {
+    if (i == me) continue;
+    int32_t peer;
+    if (find_world_rank(comm, i, job, peer)) {
+      engine.record(peer, Category::coll, bytes, bucket);
+    } else {
+      engine.record_other_job(Category::coll, bytes);
+    }
+  }
+  return sent;
+}
+
+const std::vector<int>& Sends::out_neighbours() const {
+  const std::vector<int>* known = cache_.out_neighbours.load(std::memory_order_acquire);
+  if (known != nullptr) return *known;
+  auto* mine = new std::vector<int>(coll::out_neighbours(comm_));
+  if (cache_.out_neighbours.compare_exchange_strong(known, mine, std::memory_order_acq_rel)) return *mine;
+  delete mine;  // another thread's first call published first
+  return *known;
 }
 
 std::vector<int> out_neighbours(ompi_communicator_t* comm) {

@@ -157,7 +157,44 @@ int32_t next_nonblocking_tag(const ompi_communicator_t* comm) {
   return tag - 1 < MCA_COLL_BASE_TAG_NONBLOCKING_END ? MCA_COLL_BASE_TAG_NONBLOCKING_BASE : tag;
 }
 
+// ---------------------------------------------------------------------------------------
+// Which calls are followed
+
+int sampling_every = 1;  // coll_monitoring_nbc_sampling
+
+// The thread's draws of the intervals between followed calls (xorshift64*: a multiply,
+// three shifts; seeded from the world rank and the thread's number, so a run's choices
+// repeat with the same program).
+constinit thread_local uint64_t random_state = 0;
+std::atomic<uint64_t> threads_seen{0};
+
+uint64_t next_random() {
+  if (random_state == 0) {
+    random_state = (static_cast<uint64_t>(Runtime::instance().world_rank() + 1) << 20) +
+                   threads_seen.fetch_add(1, std::memory_order_relaxed) + 0x9E3779B97F4A7C15ull;
+  }
+  random_state ^= random_state >> 12;
+  random_state ^= random_state << 25;
+  random_state ^= random_state >> 27;
+  return random_state * 0x2545F4914F6CDD1Dull;
+}
+
 }  // namespace
+
+void set_nbc_sampling(int every) { sampling_every = every < 0 ? 0 : every; }
+
+int nbc_sampling() { return sampling_every; }
+
+bool follow_next(uint64_t& countdown) {
+  const auto every = static_cast<uint64_t>(sampling_every);
+  if (every == 0) {
+    countdown = UINT64_MAX;  // never again (2^64 calls)
+    return false;
+  }
+  // Uniform over 1 .. 2N-1: one call in N on average, at no fixed period.
+  countdown = every == 1 ? 1 : 1 + next_random() % (2 * every - 1);
+  return true;
+}
 
 void start_nbc(bool threaded) {
   threaded_process = threaded;

@@ -23,6 +23,17 @@ namespace mpimon::coll {
 // Installs the wait wrappers' switch; once, when our layer starts.
 void start_nbc(bool threaded);
 
+// Which of the application's nonblocking collectives are followed
+// (coll_monitoring_nbc_sampling): 0 none, 1 every one (the exact figures), N >= 2 one in
+// N on average, drawn at random per thread (no pattern of the application's calls can
+// hide a kind from it). Set before the first collective.
+void set_nbc_sampling(int every);
+int nbc_sampling();
+// A thread's countdown of nonblocking collectives reached zero: whether this call is
+// followed. Sets `countdown` to the calls until the next decision (a thread's first
+// decision follows its call, unless the sampling is 0).
+bool follow_next(uint64_t& countdown);
+
 // Whether a nonblocking collective slot was called by the MPI binding (the application's
 // MPI_I... call; `return_address` is the slot's return address), rather than by Open MPI
 // itself (communicator creation agrees on a context id with iallreduce, ibcast, ireduce

@@ -119,7 +119,7 @@ void arm(ompi_request_t* request, ompi_request_complete_fn_t callback) {
 
 static void call_back(void* function) { reinterpret_cast<void (*)()>(function)(); }
 
-void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*receives_changed)()) {
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*listeners_changed)()) {
   events.original = original;
   events.ob1 = ob1;
   events.job = LocalJob::of_this_process();
@@ -137,12 +137,8 @@ void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded
     events.index[i] = mpimon_events_find_type(names[i]);
     if (events.index[i] < 0) continue;
     events.type[i] = mpimon::events::event_type(events.index[i]);
-    if (i == recv_posted_flag || i == recv_completed_flag) {
-      mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
-                                 reinterpret_cast<void*>(receives_changed));
-    } else {
-      mpimon_events_watch(events.index[i], &pml_event_flags.flag[i]);
-    }
+    mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
+                               reinterpret_cast<void*>(listeners_changed));
   }
 }
 

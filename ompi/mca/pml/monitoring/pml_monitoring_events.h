@@ -16,7 +16,8 @@
 namespace mpimon::pml {
 
 // One byte per event type, kept by the events library (mpimon_events_watch): nonzero
-// while some tool has a callback for that type. Read as one 32-bit word by the wrappers.
+// while some tool has a callback for that type. Read as one 32-bit word by the slow paths
+// (the send wrappers are chosen by it when it changes).
 enum EventFlag { send_posted_flag, recv_posted_flag, send_completed_flag, recv_completed_flag };
 union EventFlags {
   unsigned char flag[4];
@@ -36,9 +37,15 @@ inline bool events_listened() {
 }
 
 // Looks up our event types and starts mirroring their listeners into pml_event_flags.
-// `receives_changed` runs whenever the receive events gain their first or lose their last
-// listener (the receive wrappers exist only for them).
-void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*receives_changed)());
+// `listeners_changed` runs whenever one of them gains its first or loses its last
+// listener (the wrappers that raise them are installed only while they are listened to).
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*listeners_changed)());
+
+// Whether a tool listens to send events (the send wrappers then take the event path).
+inline bool send_events_listened() {
+  if constexpr (!MPIMON_PML_EVENTS) return false;
+  return listening(pml_event_flags.flag[send_posted_flag]) || listening(pml_event_flags.flag[send_completed_flag]);
+}
 
 // Whether a tool listens to receive events.
 inline bool receive_events_listened() {

@@ -1,10 +1,13 @@
-// The send wrappers. Hot path: test whether a tool listens to our MPI_T events (one
-// byte-word of this plugin's data), translate the peer to its world rank, pick the
-// category from the tag, record, then call the original PML function (a tail call).
-// The receive wrappers exist for the events only, and are in place only while a tool
-// listens to receive events. While a nonblocking collective is pending, the send
-// wrappers are preceded by its attribution (analyses/nbc_overlap.h); while an MPI-IO call
-// that may communicate runs, by the collective-I/O shuffle's (analyses/mpi_io/file_registry.h).
+// The send wrappers. Hot path: translate the peer to its world rank, pick the category
+// from the tag, find the peer's counters in their home slot, three increments, then jump
+// to the original PML function with the arguments as received. Whether a tool listens to
+// our send events, whether internal traffic is kept apart and whether our private
+// communicators must be filtered out are chosen when the wrappers are installed (one
+// instantiation per combination), not tested per message. The receive wrappers exist
+// for the events only, and are in place only while a tool listens to receive events.
+// While a nonblocking collective is followed, the send wrappers are preceded by its
+// attribution (analyses/nbc_overlap.h); while an MPI-IO call that may communicate runs,
+// by the collective-I/O shuffle's (analyses/mpi_io/file_registry.h).
 #include "pml_monitoring.h"
 #include "pml_monitoring_events.h"
 
@@ -25,13 +28,15 @@ namespace {
 
 // Everything the hot path reads, in one hidden object (one RIP-relative base).
 struct State {
-  // The engine's table; in a multi-threaded process an always-empty table instead, so
-  // that every send takes the slow path (atomic increments) without a test of its own.
-  const CounterTable* counters = nullptr;
+  // The engine's current table (mirrored: CounterTable::mirror_into); in a multi-threaded
+  // process an always-empty table's instead, so that every send takes the slow path
+  // (atomic increments) without a test of its own.
+  std::atomic<CounterTable::TableHandle> table{nullptr};
   const ompi_communicator_t* world = nullptr;  // MPI_COMM_WORLD
   LocalJob job;
   uint32_t internal_category = 0;  // Category::internal when split, else external
-  bool ob1 = false;                // requests share mca_pml_base_request_t's layout
+  bool split_internal = false;
+  bool ob1 = false;  // requests share mca_pml_base_request_t's layout
   mca_pml_base_module_t original{};
   Engine* engine = nullptr;
   ompi_request_start_fn_t original_request_start = nullptr;
@@ -40,6 +45,56 @@ struct State {
   const std::atomic<uint64_t>* private_communicators = nullptr;
 };
 State state;
+
+using isend_fn = mca_pml_base_module_isend_fn_t;
+using send_fn = mca_pml_base_module_send_fn_t;
+
+// Forwarding a send to a function of the same signature (the original PML's, our slow or
+// event path) with the arguments the wrapper received, as its last act. The send's last
+// two (isend) or one (send) arguments are on the stack, in our caller's frame. GCC's
+// sibling call with them reloads and stores them back, and the two registers it keeps
+// them in cost two callee-saved registers on the hot path: 8 of a send's instructions.
+// Called through the same pointer typed with the six register arguments only, the call is
+// a jump (sibling call) that leaves the caller's stack as it was: the callee reads its
+// stack arguments where our caller put them. This needs the call to be compiled as a
+// jump: GCC makes a sibling call of it whenever it optimises (the callee has no stack
+// arguments, we have no frame left); test PmlCodegen.SendWrappersJumpToThePml checks the
+// plugin. Without optimisation, under the sanitizers and on other processors: the
+// ordinary call.
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(MPIMON_TSAN) && \
+    !defined(__SANITIZE_UNDEFINED__)
+#define MPIMON_FORWARD_BY_JUMP 1
+#else
+#define MPIMON_FORWARD_BY_JUMP 0
+#endif
+using send_registers_fn = int (*)(const void*, size_t, ompi_datatype_t*, int, int, mca_pml_base_send_mode_t);
+
+template <typename Fn>
+[[gnu::always_inline]] inline send_registers_fn registers_only(Fn fn) {
+  return reinterpret_cast<send_registers_fn>(reinterpret_cast<void (*)()>(fn));
+}
+
+[[gnu::always_inline]] inline int forward_isend(isend_fn fn, const void* buf, size_t count, ompi_datatype_t* datatype,
+                                                int dst, int tag, mca_pml_base_send_mode_t mode,
+                                                ompi_communicator_t* comm, ompi_request_t** request) {
+#if MPIMON_FORWARD_BY_JUMP
+  (void)comm, (void)request;
+  return registers_only(fn)(buf, count, datatype, dst, tag, mode);
+#else
+  return fn(buf, count, datatype, dst, tag, mode, comm, request);
+#endif
+}
+
+[[gnu::always_inline]] inline int forward_send(send_fn fn, const void* buf, size_t count, ompi_datatype_t* datatype,
+                                               int dst, int tag, mca_pml_base_send_mode_t mode,
+                                               ompi_communicator_t* comm) {
+#if MPIMON_FORWARD_BY_JUMP
+  (void)comm;
+  return registers_only(fn)(buf, count, datatype, dst, tag, mode);
+#else
+  return fn(buf, count, datatype, dst, tag, mode, comm);
+#endif
+}
 
 // Negative tags are internal traffic (when kept apart); tag >> 31 is all ones for them.
 inline Category category_of(int tag) {
@@ -56,25 +111,17 @@ void record_send(const ompi_communicator_t* comm, int dst, int tag, size_t bytes
   }
 }
 
-// The fast path, inlined into each wrapper: the slot of a peer of our job whose block
-// sits in its home slot (single-threaded process); else nullptr and the wrapper
-// tail-calls its slow twin.
-inline const CounterTable::Slot* fast_slot(const ompi_communicator_t* comm, int dst, int tag) {
-  int32_t peer = dst;  // on MPI_COMM_WORLD itself the rank is the world rank
-  if (comm != state.world && !find_world_rank(comm, dst, state.job, peer)) [[unlikely]]
-    return nullptr;
-  // Engine::key(peer, category_of(tag)), in 32-bit arithmetic.
-  const uint32_t key =
-      ((static_cast<uint32_t>(peer) + 1) << 3) | (static_cast<uint32_t>(tag >> 31) & state.internal_category);
-  const CounterTable::Slot& slot = state.counters->home_slot(key);
-  // A plain read: only single-threaded processes take this path (multi-threaded ones see
-  // an always-empty table), so no other thread can be publishing this slot.
-  if (*reinterpret_cast<const uint32_t*>(&slot.key) != key) [[unlikely]]
-    return nullptr;
-  return &slot;
+// The fast path, inlined into each wrapper: the counters of world rank `peer` (category
+// from the tag when `split`: internal traffic kept apart, enable level 2) when its block
+// sits in its home slot (single-threaded process: multi-threaded ones see an always-empty
+// table); else nullptr and the wrapper jumps to its slow twin.
+template <bool split>
+[[gnu::always_inline]] inline Counters* home_counters_of(int32_t peer, int tag) {
+  const uint32_t key = Engine::key(peer, split ? static_cast<uint32_t>(tag) >> 31 : 0u);
+  return CounterTable::home_counters(state.table.load(std::memory_order_relaxed), key);
 }
 
-inline void add_message(Counters& c, size_t bytes) {
+[[gnu::always_inline]] inline void add_message(Counters& c, size_t bytes) {
   single_writer_add(c.messages, 1);
   single_writer_add(c.bytes, bytes);
   single_writer_add(c.histogram[message_bucket(bytes)], 1);
@@ -83,19 +130,7 @@ inline void add_message(Counters& c, size_t bytes) {
 [[gnu::noinline]] int isend_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (events_listened()) [[unlikely]]
-    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
-  return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
-}
-
-int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
-                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
-  const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
-  if (slot == nullptr) [[unlikely]]
-    return isend_slow(buf, count, datatype, dst, tag, mode, comm, request);
-  add_message(*slot->counters, count * datatype->super.size);
-  // Last, where the arguments are live anyway for the tail call: one compare, one branch.
-  if (events_listened()) [[unlikely]]
+  if (send_events_listened()) [[unlikely]]
     return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
@@ -103,20 +138,65 @@ int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, in
 [[gnu::noinline]] int send_slow(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   record_send(comm, dst, tag, count * datatype->super.size);
-  if (events_listened()) [[unlikely]]
+  if (send_events_listened()) [[unlikely]]
     return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
 
+// `events`: a tool listens to send events (the send then goes through the event path).
+// Records the send to world rank `peer` and forwards it: to the event path when
+// `events`, else to the PML.
+template <bool split, bool events>
+[[gnu::always_inline]] inline int record_isend(int32_t peer, const void* buf, size_t count, ompi_datatype_t* datatype,
+                                               int dst, int tag, mca_pml_base_send_mode_t mode,
+                                               ompi_communicator_t* comm, ompi_request_t** request) {
+  Counters* counters = home_counters_of<split>(peer, tag);
+  if (counters == nullptr) [[unlikely]]
+    return forward_isend(isend_slow, buf, count, datatype, dst, tag, mode, comm, request);
+  add_message(*counters, count * datatype->super.size);
+  if constexpr (events)
+    return forward_isend(isend_with_events, buf, count, datatype, dst, tag, mode, comm, request);
+  else
+    return forward_isend(state.original.pml_isend, buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+template <bool split, bool events>
+[[gnu::always_inline]] inline int record_send_fast(int32_t peer, const void* buf, size_t count,
+                                                   ompi_datatype_t* datatype, int dst, int tag,
+                                                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  Counters* counters = home_counters_of<split>(peer, tag);
+  if (counters == nullptr) [[unlikely]]
+    return forward_send(send_slow, buf, count, datatype, dst, tag, mode, comm);
+  add_message(*counters, count * datatype->super.size);
+  if constexpr (events)
+    return forward_send(send_with_events, buf, count, datatype, dst, tag, mode, comm);
+  else
+    return forward_send(state.original.pml_send, buf, count, datatype, dst, tag, mode, comm);
+}
+
+// The wrappers: on MPI_COMM_WORLD the rank is the world rank; on another communicator it
+// is translated (a peer of another job goes to the slow path). Two copies of the
+// recording, so that each keeps its rank in the register it arrived in.
+template <bool split, bool events>
+int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (comm == state.world) [[likely]]
+    return record_isend<split, events>(dst, buf, count, datatype, dst, tag, mode, comm, request);
+  int32_t peer;
+  if (!find_world_rank(comm, dst, state.job, peer)) [[unlikely]]
+    return forward_isend(isend_slow, buf, count, datatype, dst, tag, mode, comm, request);
+  return record_isend<split, events>(peer, buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+template <bool split, bool events>
 int monitored_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
-  const CounterTable::Slot* slot = fast_slot(comm, dst, tag);
-  if (slot == nullptr) [[unlikely]]
-    return send_slow(buf, count, datatype, dst, tag, mode, comm);
-  add_message(*slot->counters, count * datatype->super.size);
-  if (events_listened()) [[unlikely]]
-    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
-  return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+  if (comm == state.world) [[likely]]
+    return record_send_fast<split, events>(dst, buf, count, datatype, dst, tag, mode, comm);
+  int32_t peer;
+  if (!find_world_rank(comm, dst, state.job, peer)) [[unlikely]]
+    return forward_send(send_slow, buf, count, datatype, dst, tag, mode, comm);
+  return record_send_fast<split, events>(peer, buf, count, datatype, dst, tag, mode, comm);
 }
 
 int monitored_irecv(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,
@@ -255,18 +335,20 @@ inline bool on_private_communicator(const ompi_communicator_t* comm) {
          ((state.private_communicators[cid / 64].load(std::memory_order_relaxed) >> (cid % 64)) & 1) != 0;
 }
 
+template <bool split, bool events>
 int filtered_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                    mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (on_private_communicator(comm)) [[unlikely]]
-    return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
-  return monitored_isend(buf, count, datatype, dst, tag, mode, comm, request);
+    return forward_isend(state.original.pml_isend, buf, count, datatype, dst, tag, mode, comm, request);
+  return monitored_isend<split, events>(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
+template <bool split, bool events>
 int filtered_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   if (on_private_communicator(comm)) [[unlikely]]
-    return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
-  return monitored_send(buf, count, datatype, dst, tag, mode, comm);
+    return forward_send(state.original.pml_send, buf, count, datatype, dst, tag, mode, comm);
+  return monitored_send<split, events>(buf, count, datatype, dst, tag, mode, comm);
 }
 
 int filtered_isend_init(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
@@ -293,19 +375,42 @@ int filtered_start(size_t count, ompi_request_t** requests) {
 
 NbcTracker* nbc_tracker = nullptr;
 
+template <bool split, bool events, bool filter>
 int attributing_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (tag < 0) nbc_tracker->attribute_send(comm, tag, count * datatype->super.size);
-  if (state.private_communicators != nullptr)
-    return filtered_isend(buf, count, datatype, dst, tag, mode, comm, request);
-  return monitored_isend(buf, count, datatype, dst, tag, mode, comm, request);
+  if constexpr (filter) return filtered_isend<split, events>(buf, count, datatype, dst, tag, mode, comm, request);
+  return monitored_isend<split, events>(buf, count, datatype, dst, tag, mode, comm, request);
 }
 
+template <bool split, bool events, bool filter>
 int attributing_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   if (tag < 0) nbc_tracker->attribute_send(comm, tag, count * datatype->super.size);
-  if (state.private_communicators != nullptr) return filtered_send(buf, count, datatype, dst, tag, mode, comm);
-  return monitored_send(buf, count, datatype, dst, tag, mode, comm);
+  if constexpr (filter) return filtered_send<split, events>(buf, count, datatype, dst, tag, mode, comm);
+  return monitored_send<split, events>(buf, count, datatype, dst, tag, mode, comm);
+}
+
+// The wrapper for one combination: private communicators filtered out, a nonblocking
+// collective followed (attribution first), internal traffic kept apart, a tool listening
+// to send events.
+template <bool split, bool events>
+constexpr isend_fn isend_wrapper(bool filter, bool nbc) {
+  if (nbc) return filter ? attributing_isend<split, events, true> : attributing_isend<split, events, false>;
+  return filter ? filtered_isend<split, events> : monitored_isend<split, events>;
+}
+template <bool split, bool events>
+constexpr send_fn send_wrapper(bool filter, bool nbc) {
+  if (nbc) return filter ? attributing_send<split, events, true> : attributing_send<split, events, false>;
+  return filter ? filtered_send<split, events> : monitored_send<split, events>;
+}
+isend_fn isend_wrapper(bool split, bool events, bool filter, bool nbc) {
+  if (split) return events ? isend_wrapper<true, true>(filter, nbc) : isend_wrapper<true, false>(filter, nbc);
+  return events ? isend_wrapper<false, true>(filter, nbc) : isend_wrapper<false, false>(filter, nbc);
+}
+send_fn send_wrapper(bool split, bool events, bool filter, bool nbc) {
+  if (split) return events ? send_wrapper<true, true>(filter, nbc) : send_wrapper<true, false>(filter, nbc);
+  return events ? send_wrapper<false, true>(filter, nbc) : send_wrapper<false, false>(filter, nbc);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -316,10 +421,8 @@ int attributing_send(const void* buf, size_t count, ompi_datatype_t* datatype, i
 // path it takes outside the window.
 
 mpi_io::FileRegistry* io_files = nullptr;
-using IsendFn = decltype(mca_pml_base_module_t::pml_isend);
-using SendFn = decltype(mca_pml_base_module_t::pml_send);
-IsendFn isend_outside_window = nullptr;
-SendFn send_outside_window = nullptr;
+isend_fn isend_outside_window = nullptr;
+send_fn send_outside_window = nullptr;
 
 inline bool is_shuffle(const ompi_communicator_t* comm, int tag) {
   return tag >= 0 && io_files->is_file_communicator(comm->c_contextid);
@@ -339,7 +442,7 @@ int shuffle_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int 
                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (!is_shuffle(comm, tag)) return isend_outside_window(buf, count, datatype, dst, tag, mode, comm, request);
   record_shuffle(comm, dst, count * datatype->super.size);
-  if (events_listened()) [[unlikely]]
+  if (send_events_listened()) [[unlikely]]
     return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
   return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
 }
@@ -348,7 +451,7 @@ int shuffle_send(const void* buf, size_t count, ompi_datatype_t* datatype, int d
                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
   if (!is_shuffle(comm, tag)) return send_outside_window(buf, count, datatype, dst, tag, mode, comm);
   record_shuffle(comm, dst, count * datatype->super.size);
-  if (events_listened()) [[unlikely]]
+  if (send_events_listened()) [[unlikely]]
     return send_with_events(buf, count, datatype, dst, tag, mode, comm);
   return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
 }
@@ -362,8 +465,8 @@ std::atomic<bool> attributing{false};   // some nonblocking collective is pendin
 std::atomic<bool> in_io_window{false};  // some MPI-IO call that may communicate runs
 
 // Our send wrappers while recording (preceded by the attribution while a nonblocking
-// collective is pending, and by the shuffle's while MPI-IO communicates), the PML's own
-// otherwise.
+// collective is pending, and by the shuffle's while MPI-IO communicates; the event path
+// while a tool listens to send events), the PML's own otherwise.
 void install_send_wrappers() {
   // The switches of the nonblocking collectives and of MPI-IO hold different locks: one
   // installation at a time, from the state both have set.
@@ -373,11 +476,9 @@ void install_send_wrappers() {
   const bool nbc = on && attributing.load(std::memory_order_relaxed);
   const bool io = on && in_io_window.load(std::memory_order_relaxed);
   const bool filter = state.private_communicators != nullptr;
-  const IsendFn isend = !on      ? state.original.pml_isend
-                        : nbc    ? attributing_isend
-                        : filter ? filtered_isend
-                                 : monitored_isend;
-  const SendFn send = !on ? state.original.pml_send : nbc ? attributing_send : filter ? filtered_send : monitored_send;
+  const bool events = send_events_listened();
+  const isend_fn isend = on ? isend_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_isend;
+  const send_fn send = on ? send_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_send;
   __atomic_store_n(&isend_outside_window, isend, __ATOMIC_RELAXED);
   __atomic_store_n(&send_outside_window, send, __ATOMIC_RELAXED);
   __atomic_store_n(&mca_pml.pml_isend, io ? shuffle_isend : isend, __ATOMIC_RELAXED);
@@ -432,18 +533,26 @@ void filter_private_communicators() {
   set_recording(recording.load(std::memory_order_relaxed));
 }
 
+// A tool began or stopped listening to some of our point-to-point events (the events
+// library calls this): send and receive wrappers for what is listened to.
+void listeners_changed() {
+  install_send_wrappers();
+  install_receive_wrappers();
+}
+
 }  // namespace
 
 void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   state.engine = &Runtime::instance().engine;
-  static const CounterTable always_empty;
-  state.counters = threaded ? &always_empty : &state.engine->counters();
+  static CounterTable always_empty;
+  (threaded ? always_empty : state.engine->counters()).mirror_into(&state.table);
+  state.split_internal = split_internal;
   state.job = LocalJob::of_this_process();
   state.world = &ompi_mpi_comm_world.comm;
   state.internal_category = static_cast<uint32_t>(split_internal ? Category::internal : Category::external);
   state.ob1 = selected_pml_is_ob1;
   state.original = mca_pml;
-  start_events(state.original, selected_pml_is_ob1, threaded, install_receive_wrappers);
+  start_events(state.original, selected_pml_is_ob1, threaded, listeners_changed);
   set_recording(true);
   Runtime::instance().add_layer(set_recording);
   Runtime::instance().set_private_filter_switch(filter_private_communicators);

@@ -71,6 +71,17 @@ CounterTable::CounterTable() {
   table_.store(tables_.back().get(), std::memory_order_release);
 }
 
+void CounterTable::publish(const Table* table) {
+  for (std::atomic<TableHandle>* mirror : mirrors_) mirror->store(table, std::memory_order_release);
+  table_.store(table, std::memory_order_release);
+}
+
+void CounterTable::mirror_into(std::atomic<TableHandle>* mirror) {
+  std::lock_guard lock(insert_mutex_);
+  mirrors_.push_back(mirror);
+  mirror->store(table_.load(std::memory_order_relaxed), std::memory_order_release);
+}
+
 CounterTable::~CounterTable() = default;
 
 const Counters* CounterTable::find(uint32_t key) const {
@@ -105,7 +116,7 @@ Counters& CounterTable::find_or_insert_slow(uint32_t key) {
       bigger->slots()[i].key.store(k, std::memory_order_relaxed);
     }
     tables_.push_back(std::move(bigger));
-    table_.store(tables_.back().get(), std::memory_order_release);
+    publish(tables_.back().get());
     return *counters;
   }
   uint32_t i = hash(key, table->mask);

@@ -105,10 +105,52 @@ class CounterTable {
   }
   // Where `key` sits when there was no collision (the common case: the load factor is at
   // most 1/4). If its key differs, find_or_insert_slow finds or creates the block.
-  const Slot& home_slot(uint32_t key) const {
-    const Table* table = table_.load(std::memory_order_acquire);
+  const Slot& home_slot(uint32_t key) const { return home_slot_in(table_.load(std::memory_order_acquire), key); }
+
+  // The current table, as the hottest paths hold it: an adapter keeps a mirror in its
+  // own state (one load less per message), which the table keeps up to date from now on
+  // (written before the new table is used, under the insert lock). Single-threaded
+  // recording only: a concurrent insert by another thread could be missed for a moment.
+  using TableHandle = const void*;
+  void mirror_into(std::atomic<TableHandle>* mirror);
+  static const Slot& home_slot_in(TableHandle handle, uint32_t key) {
+    const Table* table = static_cast<const Table*>(handle);
     return *reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(table->slots()) +
                                           slot_offset(key, table->offset_mask));
+  }
+  // The counters of `key` when they sit in its home slot of `handle`, else nullptr: for a
+  // single-threaded writer (a plain read of the slot's key: nobody else publishes).
+  [[gnu::always_inline]] static Counters* home_counters(TableHandle handle, uint32_t key) {
+#if defined(__x86_64__) && defined(__OPTIMIZE__) && !defined(MPIMON_TSAN) && !defined(MPIMON_NO_ENGINE_ASM)
+    // Written out for the send paths, where only the three scratch registers are free
+    // (the other six hold the arguments forwarded as they came): GCC multiplies the key
+    // in place, then keeps a copy of it in an argument register, moved away and back per
+    // message; here the key stays in its register.
+    const Table* table = static_cast<const Table*>(handle);
+    uint64_t offset;
+    Counters* counters;
+    asm goto(
+        "imul $0x5851f42d, %q[key], %q[offset]\n\t"
+        "shr $12, %q[offset]\n\t"
+        "and %c[offset_mask](%q[table]), %q[offset]\n\t"
+        "cmp %k[key], %c[slot_key](%q[table],%q[offset])\n\t"
+        "jne %l[elsewhere]\n\t"
+        "mov %c[slot_counters](%q[table],%q[offset]), %q[counters]"
+        : [offset] "=&r"(offset), [counters] "=r"(counters)
+        : [key] "r"(uint64_t{key}), [table] "r"(table), [offset_mask] "i"(offsetof(Table, offset_mask)),
+          [slot_key] "i"(sizeof(Table) + offsetof(Slot, key)),
+          [slot_counters] "i"(sizeof(Table) + offsetof(Slot, counters))
+        : "cc"
+        : elsewhere);
+    if (counters == nullptr) __builtin_unreachable();  // a published slot's block
+    return counters;
+  elsewhere:
+    return nullptr;
+#else
+    const Slot& slot = home_slot_in(handle, key);
+    if (*reinterpret_cast<const uint32_t*>(&slot.key) != key) return nullptr;
+    return slot.counters;
+#endif
   }
   Counters& find_or_insert_slow(uint32_t key);
   const Counters* find(uint32_t key) const;
@@ -162,8 +204,11 @@ class CounterTable {
   }
   static TablePtr make_table(unsigned log2_capacity);
 
+  void publish(const Table* table);
+
   std::atomic<const Table*> table_;
   std::vector<TablePtr> tables_;  // current one last; older ones retired
+  std::vector<std::atomic<TableHandle>*> mirrors_;
   std::vector<std::pair<uint32_t, std::unique_ptr<Counters>>> blocks_;
   mutable std::mutex insert_mutex_;
 };
@@ -214,9 +259,11 @@ class Engine {
   Counters other_job_totals(Category category) const;
   size_t memory_bytes() const { return sizeof(*this) + counters_.memory_bytes(); }
 
-  // (peer + 1) * 8 + category: never 0, and one lea on x86.
-  static uint32_t key(int32_t peer, Category category) noexcept {
-    return ((static_cast<uint32_t>(peer) + 1) << 3) | static_cast<uint32_t>(category);
+  // (peer + 1) * 8 + category: never 0, and one lea on x86 (an addition: with the
+  // category in a register, lea 8(%cat,%peer,8) is the whole key).
+  static uint32_t key(int32_t peer, Category category) noexcept { return key(peer, static_cast<uint32_t>(category)); }
+  static uint32_t key(int32_t peer, uint32_t category) noexcept {
+    return ((static_cast<uint32_t>(peer) + 1) << 3) + category;
   }
   static int32_t peer_of(uint32_t key) noexcept { return static_cast<int32_t>(key >> 3) - 1; }
   static Category category_of(uint32_t key) noexcept { return static_cast<Category>(key & 7); }
