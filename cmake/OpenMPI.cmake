@@ -62,7 +62,7 @@ function(mpimon_add_plugin target framework)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY ${arg_OUTPUT_DIRECTORY} BUILD_RPATH "${MPIMON_PLUGIN_DIR}")
   else()
-    install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
+    mpimon_install(${target} LIBRARY DESTINATION ${MPIMON_INSTALL_PLUGIN_DIR})
   endif()
   # Hidden visibility does not cover the standard library's template instantiations
   # (namespace std has default visibility): a version script keeps the component symbol

@@ -24,7 +24,8 @@ Subcommand add_run_command(CLI::App& mpimon) {
 Subcommand add_env_command(CLI::App& mpimon) {
   CLI::App* env = mpimon.add_subcommand("env", "print the shell export that `mpimon run` sets");
   return {env, [] {
-            std::cout << "export OMPI_MCA_mca_base_component_path=" << component_path(plugin_directory()) << '\n';
+            // Quoted for the shell (an installation prefix may hold spaces).
+            std::cout << "export OMPI_MCA_mca_base_component_path='" << component_path(plugin_directory()) << "'\n";
             return 0;
           }};
 }
