@@ -40,6 +40,7 @@ test_packages=(
   clang-format-14                      # the style check (scripts/format.sh, ctest Style.ClangFormatClean)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter; tc)
   kmod                                 # modprobe sch_netem / sch_tbf where the kernel builds them as modules
+  libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
   lmod                                 # `module load mpimon` on an installed tree (test/install)
   dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in
 )

@@ -29,7 +29,7 @@ struct PlaceOptions {
   std::string topology = "machine";
   std::vector<std::string> host_topologies;  // HOST=SOURCE
   std::string network;
-  std::string category = "all";
+  std::string category = "communication";  // not the MPI-IO shuffle unless asked (docs/io.md)
   int oversubscription = 1;
   std::string rankfile, scotch_rankfile, keys, host = "localhost";
 };
@@ -328,7 +328,8 @@ Subcommand add_place_command(CLI::App& mpimon) {
       ->needs(hostfile);
   place
       ->add_option("--category", o->category,
-                   "traffic to place by: external, internal, coll, osc_sent, osc_recv, osc or all (E + I + S + R)")
+                   "traffic to place by: external, internal, coll, osc_sent, osc_recv, io_shuffle, osc, communication "
+                   "(default: E + I + S + R, not the MPI-IO shuffle) or all (with it)")
       ->check(CLI::IsMember(Selection::names()));
   place->add_option("--oversubscribe", o->oversubscription, "processes per core (one host; with --hostfile use slots=)")
       ->check(CLI::PositiveNumber)

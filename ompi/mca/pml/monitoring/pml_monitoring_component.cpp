@@ -21,6 +21,7 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "live/file_pvars.h"
 #include "live/pvars.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
@@ -177,6 +178,7 @@ int component_register() {
   mpimon::pvars::register_peer_variables("pml", "internal_messages", "messages of collectives (decomposed) sent",
                                          mpimon::Category::internal);
   mpimon::pvars::register_flush_variable();
+  mpimon::mpi_io::register_file_variables();  // the io layer registers late (at the first MPI_File_open)
   return OMPI_SUCCESS;
 }
 

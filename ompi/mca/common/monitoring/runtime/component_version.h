@@ -3,8 +3,12 @@
 // version, and its entry points. MPIMON_VERSION_* come from CMake (mpimon_add_plugin).
 #pragma once
 
+// The name of our components in every framework (also what `mpimon run` adds to a user's
+// component selection, tools/mpimon/launcher.h).
+#define MPIMON_COMPONENT_NAME "monitoring"
+
 #define MPIMON_COMPONENT_VERSION(type_version, open, close, register_params) \
-  MPIMON_NAMED_COMPONENT_VERSION("monitoring", open, close, register_params, type_version)
+  MPIMON_NAMED_COMPONENT_VERSION(MPIMON_COMPONENT_NAME, open, close, register_params, type_version)
 
 // type_version last: it expands to several initializers.
 #define MPIMON_NAMED_COMPONENT_VERSION(name, open, close, register_params, ...)                                      \
