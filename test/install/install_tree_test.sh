@@ -57,15 +57,23 @@ build_against_prefix() {
 }
 
 # run_reorder_program <program> <language>: 4 ranks under P/bin/mpimon run; partners
-# r and r+2 exchanged 64 KiB, and every rank printed its reordered rank.
+# r and r+2 exchanged 64 KiB, then (a phase after mpimon_reorder_mark) r and r^1, and
+# every rank printed its reordered rank both times (test/mpi/programs/reorder_c.c).
 run_reorder_program() {
   "$prefix/bin/mpimon" run -- -np 4 --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
     --mca pml_monitoring_filename prof --mca pml_monitoring_job_file "" "$1" >job.log 2>&1 ||
     { cat job.log; fail "$1 under mpimon run failed"; }
-  expect_pairs . prof 4 2 65536
-  local r
+  local r file lines expected
   for r in 0 1 2 3; do
+    file="prof.$r.prof"
+    [ -f "$file" ] || fail "no $file (files there: $(ls | tr '\n' ' '))"
+    lines="$(grep -P '^E\t' "$file" | cut -f1-5)"
+    expected="$(for peer in $((r ^ 1)) $(((r + 2) % 4)); do
+      printf 'E\t%d\t%d\t65536 bytes\t1 msgs sent\n' "$r" "$peer"
+    done | sort -t$'\t' -k3,3n)"
+    [ "$lines" = "$expected" ] || fail "$file: expected E lines to ranks $((r ^ 1)) and $(((r + 2) % 4)), 65536 bytes each; got: ${lines:-nothing}"
     grep -qE "^$2: world $r -> [0-3]\$" job.log || { cat job.log; fail "$1: no '$2: world $r -> <rank>' line"; }
+    grep -qE "^$2 phase: world $r -> [0-3]\$" job.log || { cat job.log; fail "$1: no '$2 phase: world $r -> <rank>' line"; }
   done
 }
 
