@@ -17,7 +17,7 @@ echo "|---|---:|---:|---:|---:|"
 times=()
 for i in $(seq 1 $runs); do
   out="$(cd "$work" && mpirun.openmpi -np 8 --mca pml_monitoring_enable 2 --mca pml_monitoring_verbose 1 \
-         --mca pml_monitoring_job_file "job$i.txt" "$build/bin/mpimon_example" ring reduce halo 2>&1)"
+         --mca pml_monitoring_job_file "job$i.txt" "$build/libexec/mpimon/mpimon_example" ring reduce halo 2>&1)"
   ms="$(sed -n 's/.*written in \([0-9.]*\) ms.*/\1/p' <<<"$out")"
   [ -n "$ms" ] || { echo "job_file.sh: no timing reported: $out" >&2; exit 1; }
   bytes="$(stat -c %s "$work/job$i.txt")"

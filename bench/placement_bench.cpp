@@ -17,6 +17,11 @@
 //   host <world rank> <processor name>     (one line per rank)
 //   reorder <logical rank> <world rank>    (with `reorder`: who runs logical rank i)
 //   seconds_per_iteration <s>              (barrier to barrier, timed iterations / count)
+//   crossing_per_iteration <bytes>         (point-to-point bytes, collectives decomposed, sent
+//                                           during the timed iterations between processes on
+//                                           different hosts, per iteration: from mpimon's
+//                                           variables pml_monitoring_messages_size and
+//                                           _internal_messages_size, when monitoring is on)
 #include <mpi.h>
 
 #include <mpimon_reorder.h>
@@ -155,6 +160,44 @@ class Stencil : public Kernel {
   }
 };
 
+// What this process has sent to each world rank so far (E + I), from mpimon's performance
+// variables; empty when monitoring is off.
+std::vector<double> sent_to_each_rank() {
+  std::vector<double> sent;
+  int provided, index, count = 0;
+  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+  MPI_T_pvar_session session;
+  MPI_T_pvar_session_create(&session);
+  for (const char* name : {"pml_monitoring_messages_size", "pml_monitoring_internal_messages_size"}) {
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_SIZE, &index) != MPI_SUCCESS) return {};
+    MPI_Comm world = MPI_COMM_WORLD;
+    MPI_T_pvar_handle handle;
+    if (MPI_T_pvar_handle_alloc(session, index, &world, &handle, &count) != MPI_SUCCESS) return {};
+    std::vector<unsigned long long> values(count);
+    MPI_T_pvar_start(session, handle);
+    MPI_T_pvar_read(session, handle, values.data());
+    MPI_T_pvar_stop(session, handle);
+    MPI_T_pvar_handle_free(session, &handle);
+    sent.resize(count, 0);
+    for (int p = 0; p < count; ++p) sent[p] += static_cast<double>(values[p]);
+  }
+  MPI_T_pvar_session_free(&session);
+  MPI_T_finalize();
+  return sent;
+}
+
+std::vector<std::string> host_names() {
+  int size, length = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  MPI_Get_processor_name(name, &length);
+  std::vector<char> all(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) hosts.emplace_back(&all[static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  return hosts;
+}
+
 void print_hosts() {
   int rank, size, length = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -210,14 +253,22 @@ int main(int argc, char** argv) {
     kernel->iterate(comm);  // the first iteration on the new communicator (its Cartesian set-up)
   }
 
+  const std::vector<std::string> hosts = host_names();
   MPI_Barrier(comm);
+  const std::vector<double> sent_before = sent_to_each_rank();
   const double start = MPI_Wtime();
   for (int i = 0; i < iterations; ++i) {
     kernel->iterate(comm);
     MPI_Barrier(comm);
   }
   const double seconds = (MPI_Wtime() - start) / iterations;
+  const std::vector<double> sent_after = sent_to_each_rank();
+  double crossing = 0, total = 0;
+  for (size_t p = 0; p < sent_after.size() && p < sent_before.size(); ++p)
+    if (hosts[p] != hosts[rank]) crossing += sent_after[p] - sent_before[p];
+  MPI_Reduce(&crossing, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) std::printf("seconds_per_iteration %.6f\n", seconds);
+  if (rank == 0 && !sent_after.empty()) std::printf("crossing_per_iteration %.0f\n", total / iterations);
   std::fflush(stdout);
   delete kernel;
   MPI_Finalize();

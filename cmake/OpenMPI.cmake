@@ -96,13 +96,14 @@ target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
 
 # An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
 # symbol visible, every symbol resolved at link time.
-#   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [OUTPUT_DIRECTORY <dir>] <sources>...)
-# COMPONENT: default mpimon, our monitoring components' name (component_version.h;
-# linked to the engine, libmpimon_monitoring); other components link what they need
-# themselves. OUTPUT_DIRECTORY: a variant built elsewhere
-# for the benchmarks (never installed).
+#   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [WITHOUT_ENGINE] [OUTPUT_DIRECTORY <dir>] <sources>...)
+# COMPONENT: default mpimon, our components' name (docs/open-mpi-5.md, "Loading"; linked to
+# the engine, libmpimon_monitoring, unless WITHOUT_ENGINE); other components link what they
+# need themselves. OUTPUT_DIRECTORY: a variant built elsewhere for the benchmarks (never
+# installed). The sources get the name as MPIMON_COMPONENT_NAME ("mpimon") and the symbol
+# Open MPI looks for as MPIMON_COMPONENT_SYMBOL (mca_<framework>_<component>_component).
 function(mpimon_add_plugin target framework)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY;COMPONENT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "WITHOUT_ENGINE" "OUTPUT_DIRECTORY;COMPONENT" "")
   if(NOT arg_COMPONENT)
     set(arg_COMPONENT mpimon)
   endif()
@@ -116,7 +117,7 @@ function(mpimon_add_plugin target framework)
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY ${arg_OUTPUT_DIRECTORY} BUILD_RPATH "${MPIMON_PLUGIN_DIR}")
   else()
-    install(TARGETS ${target} LIBRARY DESTINATION lib/mpimon)
+    mpimon_install(${target} LIBRARY DESTINATION ${MPIMON_INSTALL_PLUGIN_DIR})
   endif()
   # Hidden visibility does not cover the standard library's template instantiations
   # (namespace std has default visibility): a version script keeps the component symbol
@@ -132,7 +133,7 @@ function(mpimon_add_plugin target framework)
   # ("wait_states/window_tracker.h").
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE mpimon_ompi_internal)
-  if(arg_COMPONENT STREQUAL "mpimon")
+  if(arg_COMPONENT STREQUAL "mpimon" AND NOT arg_WITHOUT_ENGINE)
     target_link_libraries(${target} PRIVATE mpimon_monitoring)
   endif()
   # Calls into other libraries (the events library's raise, Open MPI's functions) go
@@ -147,6 +148,8 @@ function(mpimon_add_plugin target framework)
     target_compile_options(${target} PRIVATE -fira-algorithm=priority)
   endif()
   target_compile_definitions(${target} PRIVATE
+    MPIMON_COMPONENT_NAME="${arg_COMPONENT}"
+    MPIMON_COMPONENT_SYMBOL=mca_${framework}_${arg_COMPONENT}_component
     MPIMON_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}
     MPIMON_VERSION_MINOR=${PROJECT_VERSION_MINOR}
     MPIMON_VERSION_PATCH=${PROJECT_VERSION_PATCH})

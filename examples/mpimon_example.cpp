@@ -9,8 +9,9 @@
 // halo        2-D periodic Cartesian grid (MPI_Dims_create): 512 bytes (tag 2) to each of
 //             the 4 neighbours (a neighbour reached in two directions gets 2 messages)
 // persistent  MPI_Send_init to rank+1 (tag 3, 16 bytes) started 3 times
-// reorder     ranks w and w + size/2 exchange 64 KiB (tag 4), then mpimon_reorder()
-//             places the logical ranks from the monitored traffic (topology: the
+// reorder     a phase (mpimon_reorder_mark) in which ranks w and w + size/2 exchange 64
+//             KiB (tag 4), then mpimon_reorder() places the logical ranks by the traffic
+//             of that phase, all of it (E + I; here only the exchange) (topology: the
 //             MPIMON_REORDER_TOPOLOGY environment variable, else each host's own) and the
 //             same logical exchange runs on the reordered communicator (rank r with rank
 //             r + size/2 of it); rank 0 prints the bytes that crossed hosts and cores
@@ -124,15 +125,18 @@ void reorder() {
   const Where mine = where_am_i();
   MPI_Allgather(&mine, sizeof mine, MPI_BYTE, where.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   const int partner = (rank + size / 2) % size;
+  // The phase to place by starts here: the gathering above is not part of it.
+  const int marked = mpimon_reorder_mark(MPI_COMM_WORLD);
   exchange_with_partner(MPI_COMM_WORLD, partner);
-  unsigned long long before[2] = {0, 0}, after[2] = {0, 0};
-  count_crossing(where, rank, partner, before);
 
   MPI_Comm reordered;
-  if (mpimon_reorder(MPI_COMM_WORLD, std::getenv("MPIMON_REORDER_TOPOLOGY"), &reordered) != MPI_SUCCESS) {
+  const int status = mpimon_reorder(MPI_COMM_WORLD, std::getenv("MPIMON_REORDER_TOPOLOGY"), &reordered);
+  if (marked != MPI_SUCCESS || status != MPI_SUCCESS) {
     if (rank == 0) std::printf("reorder: not available\n");
     return;
   }
+  unsigned long long before[2] = {0, 0}, after[2] = {0, 0};
+  count_crossing(where, rank, partner, before);
   // The same logical exchange: logical rank r (rank r of `reordered`) with r + size/2.
   int new_rank;
   MPI_Comm_rank(reordered, &new_rank);

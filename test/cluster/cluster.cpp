@@ -63,12 +63,14 @@ void forget_live(const std::string& name) {
     if (live_used[i].load() && name == live_names[i]) live_used[i].store(false);
 }
 
-// Runs the cluster script; throws with its output if it fails.
-std::string script(const std::string& arguments) {
-  const JobResult r = run_shell(fs::temp_directory_path(), shell_quote(kScript) + " " + arguments);
+// Runs the cluster script (after environment assignments); throws with its output if it fails.
+std::string script_with(const std::string& environment, const std::string& arguments) {
+  const JobResult r = run_shell(fs::temp_directory_path(), environment + shell_quote(kScript) + " " + arguments);
   if (r.exit_code != 0) throw std::runtime_error(kScript + " " + arguments + " failed: " + r.output);
   return r.output;
 }
+
+std::string script(const std::string& arguments) { return script_with("", arguments); }
 
 std::string new_cluster_name() {
   static std::atomic<int> sequence{0};
@@ -90,16 +92,26 @@ std::string EmulatedCluster::unavailable_reason() {
   return reason;
 }
 
-EmulatedCluster::EmulatedCluster(int hosts, int slots_per_host)
-    : EmulatedCluster(std::vector<EmulatedHost>(hosts, EmulatedHost(slots_per_host))) {}
+std::string EmulatedCluster::network_unavailable_reason(const std::string& network) {
+  const JobResult r = run_shell(fs::temp_directory_path(), shell_quote(kScript) + " net-check " + shell_quote(network));
+  if (r.exit_code == 2) throw std::invalid_argument(r.output);
+  std::string text = r.exit_code == 0 ? "" : r.output;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
 
-EmulatedCluster::EmulatedCluster(const std::vector<EmulatedHost>& hosts) : hosts_(hosts) {
+EmulatedCluster::EmulatedCluster(int hosts, int slots_per_host, const std::optional<std::string>& network)
+    : EmulatedCluster(std::vector<EmulatedHost>(hosts, EmulatedHost(slots_per_host)), network) {}
+
+EmulatedCluster::EmulatedCluster(const std::vector<EmulatedHost>& hosts, const std::optional<std::string>& network)
+    : hosts_(hosts) {
   if (hosts_.empty()) throw std::invalid_argument("an emulated cluster needs at least one host");
   script("reap");  // namespaces left by killed earlier runs
   name_ = new_cluster_name();
   remember_live(name_);
   try {
-    script("up " + name_ + " " + std::to_string(hosts_.size()));
+    const std::string environment = network ? "MPIMON_HOSTS_NET=" + shell_quote(*network) + " " : "";
+    script_with(environment, "up " + name_ + " " + std::to_string(hosts_.size()));
     for (int n = 1; n <= host_count(); ++n) {
       for (const std::string& folder : hosts_[n - 1].hidden_folders)
         script("hide " + name_ + " " + std::to_string(n) + " " + shell_quote(folder));
@@ -126,6 +138,11 @@ std::string EmulatedCluster::address(int host) const {
 std::string EmulatedCluster::hostname(int host) const {
   if (host < 1 || host > host_count()) throw std::out_of_range("no host " + std::to_string(host));
   return "host" + std::to_string(host);
+}
+
+std::string EmulatedCluster::network_of(int host) const {
+  if (host < 0 || host > host_count()) throw std::out_of_range("no host " + std::to_string(host));
+  return script("net-show " + name_ + " " + std::to_string(host));
 }
 
 std::string EmulatedCluster::hostfile_text() const {

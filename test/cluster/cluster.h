@@ -33,6 +33,15 @@
 //   EmulatedCluster mixed({EmulatedHost(2), EmulatedHost(2).hide(MPIMON_PLUGIN_DIR)});
 //   EmulatedCluster other({EmulatedHost(2), EmulatedHost(2).replace(MPIMON_PLUGIN_DIR, other_build)});
 //
+// A network with costs (cluster.sh's MPIMON_HOSTS_NET syntax): every host's link to the
+// bridge gets a one-way delay and a rate, on both ends. By default a cluster takes
+// MPIMON_HOSTS_NET from the environment (so `MPIMON_HOSTS_NET="rate=1gbit" ctest ...`
+// runs every cluster test over that network); a test that needs one passes it:
+//
+//   MPIMON_REQUIRE_CLUSTER_NETWORK("rate=100mbit");                // skips where tc cannot
+//   EmulatedCluster slow(2, 1, "rate=100mbit");
+//   EmulatedCluster free_network(2, 1, "");                        // whatever the environment says
+//
 // One-sided communication across hosts: Open MPI 4.1.4's default OSC choice fails
 // MPI_Win_create over TCP (MPI_ERR_WIN, also without any monitoring); pass
 // `--mca osc pt2pt,monitoring` (pt2pt works; keep `monitoring` in the list or ours is
@@ -45,6 +54,7 @@
 // more: never assert timings.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,10 +94,16 @@ class EmulatedCluster {
   // Why hosts cannot be emulated on this machine (not root, no `ip`...), or "" if they can.
   static std::string unavailable_reason();
 
-  // Hosts 1..hosts.size(), described in order.
-  explicit EmulatedCluster(const std::vector<EmulatedHost>& hosts);
+  // Why `network` (e.g. "delay=50us rate=1gbit") cannot be emulated here (the kernel lacks
+  // netem or tbf, no tc), or "" if it can; a spec with bad text throws.
+  static std::string network_unavailable_reason(const std::string& network);
+
+  // Hosts 1..hosts.size(), described in order. `network`: the links' delay and rate;
+  // nullopt: MPIMON_HOSTS_NET of the environment; "": a free network.
+  explicit EmulatedCluster(const std::vector<EmulatedHost>& hosts,
+                           const std::optional<std::string>& network = std::nullopt);
   // `hosts` identical hosts with `slots_per_host` slots each.
-  EmulatedCluster(int hosts, int slots_per_host);
+  EmulatedCluster(int hosts, int slots_per_host, const std::optional<std::string>& network = std::nullopt);
   ~EmulatedCluster();
   EmulatedCluster(const EmulatedCluster&) = delete;
   EmulatedCluster& operator=(const EmulatedCluster&) = delete;
@@ -116,6 +132,10 @@ class EmulatedCluster {
   JobResult run_on_launcher(const std::filesystem::path& folder, const std::string& command,
                             int timeout_seconds = 120) const;
 
+  // The queueing disciplines on both ends of host `host`'s link (0: the launcher's), as
+  // `tc qdisc show` prints them: "host 1 sends: qdisc tbf ...\nhost 1 receives: ...".
+  std::string network_of(int host) const;
+
   const std::string& name() const { return name_; }
 
  private:
@@ -130,4 +150,11 @@ class EmulatedCluster {
   do {                                                                                               \
     if (const std::string why = ::mpimon::test::EmulatedCluster::unavailable_reason(); !why.empty()) \
       GTEST_SKIP() << "emulated hosts unavailable: " << why;                                         \
+  } while (0)
+
+// Skips the current test, with the reason, where this network cannot be emulated.
+#define MPIMON_REQUIRE_CLUSTER_NETWORK(network)                                                                     \
+  do {                                                                                                              \
+    if (const std::string why = ::mpimon::test::EmulatedCluster::network_unavailable_reason(network); !why.empty()) \
+      GTEST_SKIP() << "network '" << (network) << "' unavailable: " << why;                                         \
   } while (0)

@@ -7,6 +7,10 @@
 #   cluster.sh bind <name> <host> <src> <dst>   host <host> (1..) sees <src> at <dst> (mount namespace)
 #   cluster.sh hide <name> <host> <dir>      host <host> sees an empty <dir> (a host lacking that folder)
 #   cluster.sh cpus <name> <host> <list>     what runs on host <host> runs on these CPUs only (taskset -c)
+#   cluster.sh net <name> <host> <spec>      give host <host>'s link (0: the launcher's) a latency and a rate
+#   cluster.sh net-show <name> <host>        the queueing disciplines on both ends of host <host>'s link
+#   cluster.sh net-check <spec>              whether <spec> is valid (else exit 2) and this kernel can apply it
+#                                            (else the reason, exit 1)
 #   cluster.sh run <name> <command...>       run a command on the launcher (mpirun goes here)
 #   cluster.sh mpirun-args <name>            the mpirun arguments that launch over the hosts
 #   cluster.sh agent <name> <address> <words...>   mpirun's rsh agent (plm_rsh_agent)
@@ -25,6 +29,17 @@
 # subnet that exists only inside the cluster, no route out. Each host also gets its own
 # hostname (UTS namespace) when something runs there: host<i> (the launcher: launcher).
 # Open MPI needs distinct hostnames: vader and the session directory are named after them.
+#
+# A network with costs: MPIMON_HOSTS_NET="delay=50us rate=1gbit" (either key alone, or
+# empty: a free network) gives every host's link to the bridge - the "switch" - a one-way
+# latency (netem) and a rate (tbf), on both ends of its veth pair: on the host's end for
+# what it sends, on the bridge's end for what it receives. A message between two hosts
+# crosses two links: 2 x delay one way, at the rate. `up` applies it to every link, the
+# launcher's too; `net` changes one link afterwards. The disciplines go with the links
+# when the cluster is removed. What it emulates and what it cannot: docs/placement.md
+# ("A network with costs").
+#   delay=<number><us|ms|s>                  one way, per link (needs the kernel's sch_netem)
+#   rate=<number><bit|kbit|mbit|gbit|tbit>   per link and direction (sch_tbf)
 set -euo pipefail
 
 subnet=10.200.0
@@ -33,6 +48,113 @@ self="$(readlink -f "${BASH_SOURCE[0]}")"
 
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 address() { echo "$subnet.$((10 + $1))"; }
+
+# parse_net <spec> <what>: sets net_delay_us and net_rate_bit (empty when not asked);
+# bad text: one line naming <what> and the word, exit 2.
+parse_net() {
+  local spec="$1" what="$2" word key value number unit words=()
+  net_delay_us="" net_rate_bit=""
+  read -r -a words <<<"${spec//,/ }"
+  for word in "${words[@]}"; do
+    [[ $word == *=* ]] || die "$what: expected key=value words such as 'delay=50us rate=1gbit', found '$word'"
+    key="${word%%=*}" value="${word#*=}"
+    [[ $value =~ ^([0-9]+(\.[0-9]+)?)([a-z]+)$ ]] ||
+      die "$what: '$word': expected a number followed by a unit (delay: us, ms, s; rate: bit, kbit, mbit, gbit, tbit)"
+    number="${BASH_REMATCH[1]}" unit="${BASH_REMATCH[3]}"
+    case "$key" in
+      delay)
+        [ -z "$net_delay_us" ] || die "$what: delay given twice"
+        case "$unit" in
+          us) ;; ms) number="$(awk -v n="$number" 'BEGIN { print n * 1000 }')" ;;
+          s) number="$(awk -v n="$number" 'BEGIN { print n * 1000000 }')" ;;
+          *) die "$what: '$word': the unit of a delay is us, ms or s, not '$unit'" ;;
+        esac
+        net_delay_us="$(awk -v n="$number" 'BEGIN { printf "%.0f", n }')"
+        [ "$net_delay_us" -ge 1 ] && [ "$net_delay_us" -le 10000000 ] ||
+          die "$what: '$word': a delay from 1us to 10s" ;;
+      rate)
+        [ -z "$net_rate_bit" ] || die "$what: rate given twice"
+        case "$unit" in
+          bit) ;; kbit) number="$(awk -v n="$number" 'BEGIN { print n * 1e3 }')" ;;
+          mbit) number="$(awk -v n="$number" 'BEGIN { print n * 1e6 }')" ;;
+          gbit) number="$(awk -v n="$number" 'BEGIN { print n * 1e9 }')" ;;
+          tbit) number="$(awk -v n="$number" 'BEGIN { print n * 1e12 }')" ;;
+          *) die "$what: '$word': the unit of a rate is bit, kbit, mbit, gbit or tbit, not '$unit'" ;;
+        esac
+        net_rate_bit="$(awk -v n="$number" 'BEGIN { printf "%.0f", n }')"
+        # Below ~1 Mbit/s Open MPI's start-up alone takes minutes.
+        [ "$net_rate_bit" -ge 1000000 ] && [ "$net_rate_bit" -le 1000000000000 ] ||
+          die "$what: '$word': a rate from 1mbit to 1tbit" ;;
+      *) die "$what: unknown key '$key' in '$word' (delay, rate)" ;;
+    esac
+  done
+  return 0
+}
+
+# Whether a queueing discipline kind works here: "" if it does, else why not. Tried on
+# a veth pair in a probe namespace; a kernel that builds it as a module gets a modprobe.
+qdisc_unavailable() {
+  local kind="$1" probe="mpimon-cl-probe-$$-q" out
+  command -v tc >/dev/null 2>&1 || { echo "'tc' (iproute2) is not installed"; return 0; }
+  try_qdisc() {
+    ip netns add "$probe" 2>/dev/null || return 1
+    ip -n "$probe" link add qa type veth peer name qb 2>/dev/null &&
+      case "$kind" in
+        netem) tc -n "$probe" qdisc add dev qa root netem delay 10us ;;
+        tbf) tc -n "$probe" qdisc add dev qa root tbf rate 1gbit burst 65536 latency 10ms ;;
+      esac
+    local rc=$?
+    ip netns del "$probe" 2>/dev/null || true
+    return $rc
+  }
+  try_qdisc 2>/dev/null && return 0
+  if command -v modprobe >/dev/null 2>&1; then
+    out="$(modprobe "sch_$kind" 2>&1)" && try_qdisc 2>/dev/null && return 0
+  else
+    out="modprobe (kmod) is not installed"
+  fi
+  echo "this kernel ($(uname -r)) lacks the $kind queueing discipline (sch_$kind: not built in, and ${out:-modprobe sch_$kind loaded it but it still fails})"
+}
+
+# net_unavailable: why the parsed spec cannot be applied here, or "".
+net_unavailable() {
+  local why
+  if [ -n "$net_delay_us" ]; then
+    why="$(qdisc_unavailable netem)"
+    [ -z "$why" ] || { echo "a delay cannot be emulated: $why"; return 0; }
+  fi
+  if [ -n "$net_rate_bit" ]; then
+    why="$(qdisc_unavailable tbf)"
+    [ -z "$why" ] || { echo "a rate cannot be emulated: $why"; return 0; }
+  fi
+}
+
+# shape <namespace> <device>: the parsed spec on one end of a link (egress), replacing
+# what was there. tbf's bucket holds at least a 64 KiB segment (veth passes GSO packets
+# whole) and 1 ms at the rate; its queue 100 ms at the rate.
+shape() {
+  local ns="$1" dev="$2"
+  tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
+  [ -n "$net_delay_us$net_rate_bit" ] || return 0
+  local tbf=()
+  if [ -n "$net_rate_bit" ]; then
+    local burst; burst="$(awk -v r="$net_rate_bit" 'BEGIN { b = r / 8 / 1000; if (b < 65536 + 1514) b = 65536 + 1514; printf "%.0f", b }')"
+    tbf=(tbf rate "${net_rate_bit}bit" burst "$burst" latency 100ms)
+  fi
+  if [ -n "$net_delay_us" ]; then
+    # netem first (the delay), tbf as its child (the rate), as netem's documentation does.
+    tc -n "$ns" qdisc add dev "$dev" root handle 1: netem delay "${net_delay_us}us" limit 100000
+    [ ${#tbf[@]} -eq 0 ] || tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: "${tbf[@]}"
+  else
+    tc -n "$ns" qdisc add dev "$dev" root handle 1: "${tbf[@]}"
+  fi
+}
+
+# shape_link <name> <host>: both ends of host <host>'s veth pair.
+shape_link() {
+  shape "$1-h$2" eth0
+  shape "$1-br" "v$2"
+}
 
 check() {
   if [ "$(id -u)" -ne 0 ]; then echo "emulated hosts need root (network, UTS and mount namespaces); running as $(id -un)"; return 1; fi
@@ -92,6 +214,9 @@ up() {
   [[ "$name" =~ ^mpimon-cl-[0-9]+\.[0-9]+-[A-Za-z0-9]+$ ]] || die "bad cluster name '$name' (expected mpimon-cl-<pid>.<start>-<tag>)"
   [[ "$hosts" =~ ^[1-9][0-9]*$ ]] && [ "$hosts" -le 200 ] || die "bad host count '$hosts'"
   [ -z "$(namespaces_of "$name")" ] || die "cluster $name exists already"
+  parse_net "${MPIMON_HOSTS_NET:-}" MPIMON_HOSTS_NET
+  local why; why="$(net_unavailable)"
+  if [ -n "$why" ]; then echo "cluster.sh: MPIMON_HOSTS_NET='$MPIMON_HOSTS_NET': $why" >&2; exit 1; fi
   mkdir -p "$state_root/$name/hosts" "$state_root/$name/empty"
   trap 'down "$name"' ERR
   local br="$name-br"
@@ -111,6 +236,7 @@ up() {
     local hostname="host$i"
     [ "$i" -eq 0 ] && hostname=launcher
     printf 'ns %s\nhostname %s\n' "$ns" "$hostname" >"$state_root/$name/hosts/$(address "$i")"
+    shape_link "$name" "$i"
   done
   trap - ERR
 }
@@ -164,6 +290,23 @@ case "$cmd" in
     [[ "$3" =~ ^[0-9]+([-,][0-9]+)*$ ]] || die "cpus: '$3' is not a CPU list (e.g. 0 or 0-1 or 0,2)"
     sed -i '/^cpus /d' "$f"
     printf 'cpus %s\n' "$3" >>"$f" ;;
+  net)
+    [ $# -eq 3 ] || die "usage: net <name> <host> <spec>"
+    host_file "$1" "$2" >/dev/null
+    parse_net "$3" "net"
+    why="$(net_unavailable)"
+    if [ -n "$why" ]; then echo "cluster.sh: net '$3': $why" >&2; exit 1; fi
+    shape_link "$1" "$2" ;;
+  net-show)
+    [ $# -eq 2 ] || die "usage: net-show <name> <host>"
+    host_file "$1" "$2" >/dev/null
+    echo "host $2 sends: $(tc -n "$1-h$2" qdisc show dev eth0 | tr '\n' ' ')"
+    echo "host $2 receives: $(tc -n "$1-br" qdisc show dev "v$2" | tr '\n' ' ')" ;;
+  net-check)
+    [ $# -eq 1 ] || die "usage: net-check <spec>"
+    parse_net "$1" "net-check"
+    why="$(net_unavailable)"
+    if [ -n "$why" ]; then echo "$why"; exit 1; fi ;;
   run) [ $# -ge 2 ] || die "usage: run <name> <command...>"; name="$1"; shift; in_host "$(host_file "$name" 0)" "$@" ;;
   mpirun-args)
     [ $# -eq 1 ] || die "usage: mpirun-args <name>"
@@ -185,5 +328,5 @@ case "$cmd" in
       owner="${name#mpimon-cl-}"; owner="${owner%%-*}"
       if ! owner_alive "$owner"; then echo "cluster.sh: removing $name (its creator is gone)" >&2; down "$name"; fi
     done ;;
-  *) die "unknown command '$cmd' (check, owner, up, bind, hide, cpus, run, mpirun-args, agent, down, reap)" ;;
+  *) die "unknown command '$cmd' (check, owner, up, bind, hide, cpus, net, net-show, net-check, run, mpirun-args, agent, down, reap)" ;;
 esac

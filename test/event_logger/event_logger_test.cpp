@@ -259,6 +259,32 @@ TEST(EventLogger, MelEventsKeepsOnlyTheNamedEvents4Ranks) {
   EXPECT_EQ(job.output.find("MEL_EVENTS"), std::string::npos) << job.output;  // no warning
 }
 
+// MPI-IO events (bound to files): one access per rank of the 4 x 4096 B write_at_all, its
+// offset and bytes; one file-system operation, at the aggregator, of the whole file.
+TEST(EventLogger, FileAccessesAndFileSystemOperationsAreLogged4Ranks) {
+  const JobResult job = run_job(
+      4,
+      concat_arguments(
+          concat_arguments(logger_arguments({"MEL_OUTPUT=mel", "MEL_EVENTS=mpimon_io_access,mpimon_io_fs_operation"}),
+                           monitoring_arguments(2)),
+          {MPIMON_IO_PATTERNS, "write_at_all", "4096"}));
+  expect_success(job);
+  for (int r = 0; r < 4; ++r) {
+    const std::string log = log_of(job, r);
+    EXPECT_EQ(count_of(log, "] 'mpimon_io_access' "), 1u) << log;
+    EXPECT_TRUE(std::regex_search(log, std::regex("'mpimon_io_access' file_id=[0-9]+ kind=write_at_all call=blocking "
+                                                  "result=0 offset=" +
+                                                  std::to_string(r * 4096) + " bytes=4096 seconds=[0-9.e-]+\n")))
+        << log;
+    EXPECT_EQ(count_of(log, "] 'mpimon_io_fs_operation' "), r == 0 ? 1u : 0u) << log;
+    if (r == 0) {
+      EXPECT_TRUE(std::regex_search(
+          log, std::regex("'mpimon_io_fs_operation' file_id=[0-9]+ direction=1 offset=0 bytes=16384 entries=1\n")))
+          << log;
+    }
+  }
+}
+
 // Statistics from events MEL_EVENTS leaves out are "not logged", not zero.
 TEST(EventLogger, StatisticsOfEventsLeftOutSayNotLogged4Ranks) {
   const JobResult job = run_job(

@@ -74,10 +74,11 @@ TEST(Initialization, AllTwentyFunctionsNotInitializedAfterLastFinalize) {
 
 // ---- The communication catalogue ----
 
-TEST(Catalogue, NineTypesAndThreeSourcesVisibleRightAfterInit) {
-  for (const char* name : {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
-                           MPIMON_EVENT_PML_RECV_COMPLETED, MPIMON_EVENT_COLL_BEGIN, MPIMON_EVENT_COLL_END,
-                           MPIMON_EVENT_OSC_OP_ISSUED, MPIMON_EVENT_OSC_SYNC_BEGIN, MPIMON_EVENT_OSC_SYNC_END}) {
+TEST(Catalogue, ElevenTypesAndFourSourcesVisibleRightAfterInit) {
+  for (const char* name :
+       {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
+        MPIMON_EVENT_PML_RECV_COMPLETED, MPIMON_EVENT_COLL_BEGIN, MPIMON_EVENT_COLL_END, MPIMON_EVENT_OSC_OP_ISSUED,
+        MPIMON_EVENT_OSC_SYNC_BEGIN, MPIMON_EVENT_OSC_SYNC_END, MPIMON_EVENT_IO_ACCESS, MPIMON_EVENT_IO_FS_OPERATION}) {
     int index = -1;
     EXPECT_EQ(MPI_SUCCESS, MPI_T_event_get_index(name, &index)) << name;
     EXPECT_EQ(name, type_name(index));
@@ -95,7 +96,7 @@ TEST(Catalogue, NineTypesAndThreeSourcesVisibleRightAfterInit) {
       EXPECT_EQ(MPI_T_SOURCE_ORDERED, order);
     }
   }
-  EXPECT_EQ((std::set<std::string>{"mpimon_pml", "mpimon_coll", "mpimon_osc"}), sources);
+  EXPECT_EQ((std::set<std::string>{"mpimon_pml", "mpimon_coll", "mpimon_osc", "mpimon_io"}), sources);
 }
 
 TEST(Catalogue, PmlTypeDescribesItsPayload) {

@@ -162,4 +162,17 @@ void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mo
     EXPECT_NE(job.output.find("rank " + std::to_string(r) + ": OK " + mode), std::string::npos) << job.output;
 }
 
+std::optional<JobResult> run_on_full_disk(const std::string& command, int free_pages) {
+  const fs::path folder = new_test_folder();
+  if (run_shell(folder, "unshare -m true").exit_code != 0) return std::nullopt;
+  std::string script =
+      "mkdir -p full after && mount -t tmpfs -o size=512k tmpfs full || exit 97\n"
+      "dd if=/dev/zero of=full/filler bs=4k >/dev/null 2>&1\n";
+  if (free_pages > 0) script += "truncate -s -" + std::to_string(4096 * free_pages) + " full/filler\n";
+  script += command + "\necho \"exit code: $?\"\nrm -f full/filler\ncp -a full/. after/\n";
+  JobResult job = run_shell(folder, "unshare -m sh -c " + shell_quote(script));
+  if (job.exit_code == 97) return std::nullopt;
+  return job;
+}
+
 }  // namespace mpimon::test

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -54,6 +55,16 @@ using Edges = std::map<std::tuple<char, int, int>, std::pair<uint64_t, uint64_t>
 Edges read_edges(const std::filesystem::path& folder, const std::string& kinds, const std::string& prefix = "prof");
 std::vector<ProfLine> read_lines(const std::filesystem::path& folder, int ranks, const std::string& prefix = "prof");
 std::string read_text(const std::filesystem::path& file);
+
+// A full disk: <folder>/full is a tmpfs of 512 KiB, filled up but for `free_pages`
+// pages, in a private mount namespace (unshare -m) around `command` (run in <folder>,
+// a new test folder); what is left in it afterwards is copied to <folder>/after. The
+// output ends with "exit code: <command's>". nullopt when this machine cannot (not root).
+std::optional<JobResult> run_on_full_disk(const std::string& command, int free_pages = 0);
+#define SKIP_WITHOUT_MOUNT_NAMESPACE(job)                                                         \
+  if (!(job))                                                                                     \
+  GTEST_SKIP() << "needs root to mount a small tmpfs in a private mount namespace (unshare -m); " \
+                  "the full-disk behaviour is then untested here"
 
 // A self-checking scenario (scenario.h) succeeded: exit 0 and every rank printed
 // "rank <r>: OK <mode>".

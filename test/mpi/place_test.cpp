@@ -86,7 +86,7 @@ TEST(PlaceHostfile, BinaryTreeReduceOnTwoHostsCrossesOnce8Ranks) {
   std::ofstream(job.folder / "hosts") << "node1 slots=4\nnode2 slots=4\n";
   const JobResult place = run_shell(job.folder, MPIMON_BIN
                                     " place mpimon-job.txt --hostfile hosts --category internal "
-                                    "--topology 'pack:2 core:2 pu:1' --rankfile rf");
+                                    "--topology 'pack:2 core:2 pu:1' --rankfile rf --scotch-rankfile rfs");
   ASSERT_EQ(place.exit_code, 0) << place.output;
   // Edges 1,2->0; 3,5->1; 4,6->2; 7->3 of 64 bytes: by-slot (ranks 0-3 | 4-7) cuts four of
   // them; round-robin and the optimum one (the optimum with fewer hops inside the hosts).
@@ -98,6 +98,10 @@ TEST(PlaceHostfile, BinaryTreeReduceOnTwoHostsCrossesOnce8Ranks) {
   const std::string rankfile = read_text(job.folder / "rf");
   EXPECT_NE(rankfile.find("rank 0=node1 slot="), std::string::npos) << rankfile;
   EXPECT_NE(rankfile.find("rank 7=node"), std::string::npos) << rankfile;
+  // Scotch's mapping as a rankfile too: every rank once, on the hostfile's hosts.
+  const std::string scotch = read_text(job.folder / "rfs");
+  EXPECT_TRUE(std::regex_match(scotch, std::regex(R"((rank [0-7]=node[12] slot=[0-3]\n){8})"))) << scotch;
+  for (int r = 0; r < 8; ++r) EXPECT_NE(scotch.find("rank " + std::to_string(r) + "="), std::string::npos) << scotch;
 }
 
 TEST(PlaceHostfile, HostTopologiesAndNetworkAreUsedAndShown) {
@@ -136,6 +140,14 @@ TEST(PlaceHostfile, HostsOfMillionsOfSlotsArePlacedAndScotchSaysWhyNot) {
   // Two processes on a host of 2 cores and 10 000 000 slots: one per core, as mpirun binds them.
   EXPECT_NE(place.output.find("| mpimon | 128 | 0 |"), std::string::npos) << place.output;
   EXPECT_EQ(read_text(folder / "rf"), "rank 0=node0 slot=0\nrank 1=node0 slot=1\n");
+  // No Scotch mapping, no Scotch rankfile: said, and the command fails.
+  const JobResult scotch = run_shell(
+      folder, MPIMON_BIN " place job.0.prof --hostfile hosts --topology 'pack:1 core:2 pu:1' --scotch-rankfile rfs");
+  EXPECT_EQ(scotch.exit_code, 1) << scotch.output;
+  EXPECT_NE(scotch.output.find("mpimon place: no Scotch rankfile: not run on more than 1048576 slots in all"),
+            std::string::npos)
+      << scotch.output;
+  EXPECT_FALSE(std::filesystem::exists(folder / "rfs"));
 }
 
 TEST(PlaceHostfile, BadHostfileAndOptionsAreClearErrorsWithExit2) {

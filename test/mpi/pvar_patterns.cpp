@@ -3,7 +3,7 @@
 // differed.
 //
 //   pvar_patterns snippet | split | intercomm | two_handles | freed | misuse | phases |
-//                 failing_flushes [full prefix] | bad_objects | control_variables
+//                 failing_flushes [full prefix] | bad_objects | control_variables | internal
 #include <mpi.h>
 
 #include <cstdio>
@@ -114,6 +114,38 @@ void check_comm(MPI_T_pvar_session session, MPI_Comm comm, const std::vector<int
     MPI_T_pvar_stop(session, handle);
     MPI_T_pvar_handle_free(session, &handle);
   }
+}
+
+// pml_monitoring_internal_messages_count/_size: one MPI_Reduce of 8 doubles over Open MPI's
+// binary tree (run with coll_tuned_reduce_algorithm 4, 8 ranks: 1,2 -> 0; 3,5 -> 1;
+// 4,6 -> 2; 7 -> 3) adds 1 message of 64 bytes to the parent of each rank and nothing
+// else, on MPI_COMM_WORLD and on a split whose ranks are world ranks reversed; the
+// application's variables (messages_count/_size) do not move.
+void internal(MPI_T_pvar_session session) {
+  MPI_Comm reversed;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -world_rank, &reversed);
+  const int parent_of[8] = {-1, 0, 0, 1, 2, 1, 2, 3};
+  const char* names[] = {"pml_monitoring_internal_messages_count", "pml_monitoring_internal_messages_size",
+                         "pml_monitoring_messages_count", "pml_monitoring_messages_size"};
+  for (MPI_Comm comm : {MPI_COMM_WORLD, reversed}) {
+    const std::vector<int> world_of = scenario::world_ranks_of(comm, false);
+    std::vector<std::vector<unsigned long long>> before;
+    for (const char* name : names) before.push_back(read_all(session, comm, name));
+    double in[8] = {}, out[8];
+    MPI_Reduce(in, out, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    for (int v = 0; v < 4; ++v) {
+      const std::vector<unsigned long long> after = read_all(session, comm, names[v]);
+      check(after.size() == world_of.size(), std::string(names[v]) + " count " + std::to_string(after.size()));
+      for (size_t i = 0; i < after.size() && i < world_of.size(); ++i) {
+        const bool to_parent = world_size == 8 && world_of[i] == parent_of[world_rank];
+        const unsigned long long expected = v >= 2 || !to_parent ? 0 : v == 0 ? 1 : 64;
+        check(after[i] - before[v][i] == expected, std::string(names[v]) + "[" + std::to_string(i) + "] grew by " +
+                                                       std::to_string(after[i] - before[v][i]) + ", expected " +
+                                                       std::to_string(expected));
+      }
+    }
+  }
+  MPI_Comm_free(&reversed);
 }
 
 void split(MPI_T_pvar_session session) {
@@ -404,6 +436,8 @@ int main(int argc, char** argv) {
     bad_objects(session);
   else if (mode == "control_variables")
     control_variables();
+  else if (mode == "internal")
+    internal(session);
   else {
     std::fprintf(stderr, "pvar_patterns: unknown mode '%s'\n", mode.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -51,6 +51,13 @@ std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> job_reco
 
 TEST(Pvars, MonitoringPaperSnippetWorksUnchanged4Ranks) { expect_every_rank_ok(run_pvars(4, "snippet"), 4, "snippet"); }
 
+TEST(Pvars, InternalTrafficPerPeerIsTheBinaryTreeOfOneReduce8Ranks) {
+  const JobResult job = run_job(
+      8, concat_arguments(concat_arguments({"--mca", "pml_monitoring_enable", "2"}, binary_tree_reduce_arguments()),
+                          {kPvars, "internal"}));
+  expect_every_rank_ok(job, 8, "internal");
+}
+
 TEST(Pvars, WorldAndSplitCommunicatorWithReversedKeys6Ranks) {
   expect_every_rank_ok(run_pvars(6, "split"), 6, "split");
 }

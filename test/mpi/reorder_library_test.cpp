@@ -39,6 +39,12 @@ void expect_partners_together(const std::string& compiler, const std::string& so
     EXPECT_EQ(world_of_new[r] / 4, world_of_new[r + 4] / 4)
         << "logical partners " << r << " and " << r + 4 << " on different cores\n"
         << job.output;
+  // The phase after the mark: neighbours w, w^1 share a core already, so nothing moves
+  // (counted since MPI_Init, the partners' exchange would move them again).
+  for (int w = 0; w < 8; ++w)
+    EXPECT_NE(job.output.find(language + " phase: world " + std::to_string(w) + " -> " + std::to_string(w) + "\n"),
+              std::string::npos)
+        << job.output;
 }
 
 }  // namespace

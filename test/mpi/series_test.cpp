@@ -293,13 +293,15 @@ TEST(Series, NormalFinishSeriesEqualsTheJobFile) {
   }
   EXPECT_EQ(messages(file, 0, 1), 32u);
   EXPECT_GT(messages(file, 0, 1, Category::coll), 0u);
-  // The annotations (collective classes) too; the job file also names its series.
+  // The annotations (collective classes) too; the job file also names its series and its program.
   std::multiset<std::string> in_file, in_series;
   for (const JobAnnotation& a : file.annotations) {
     std::string line = a.keyword;
     for (const std::string& f : a.fields) line += " " + f;
     if (a.keyword == "series")
       EXPECT_EQ(line, "series mpimon-job.txt.series");
+    else if (a.keyword == "program")
+      EXPECT_EQ(line, "program series_patterns");
     else
       in_file.insert(line);
   }

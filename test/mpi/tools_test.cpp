@@ -299,6 +299,7 @@ TEST(ToolsCli, CategoryAllInTheTerminalIsOneTable4Ranks) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::string text = mpimon_stdout(job.folder, "matrix mpimon-job.txt --category all --metric bytes");
   EXPECT_EQ(text.find("no traffic recorded"), std::string::npos) << text;
-  EXPECT_EQ(text.rfind("# all traffic (E + I + S + R; C is left out, its messages are in I), bytes", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("# all traffic (E + I + S + R + F; C is left out, its messages are in I), bytes", 0), 0u)
+      << text;
   EXPECT_NE(text.find("1024"), std::string::npos) << text;
 }

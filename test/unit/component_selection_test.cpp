@@ -65,5 +65,48 @@ TEST(ComponentSelection, CommandLineSelectionsOfMonitoredFrameworksAreMerged) {
   EXPECT_EQ(merge_selection_arguments(in), out);
 }
 
+// io and topo: Open MPI has no monitoring component there; a selection naming others only
+// gains ours (our io component then picks the real one among them, docs/io.md).
+TEST(ComponentSelection, IoAndTopoSelectionsGainOursAndNothingElse) {
+  EXPECT_EQ(merge_selection("ompio", false), "ompio,mpimon");
+  EXPECT_EQ(merge_selection("romio321,ompio", false), "romio321,ompio,mpimon");
+  EXPECT_EQ(merge_selection("ompio,monitoring", false), "ompio,mpimon");  // our former name
+  EXPECT_EQ(merge_selection("ompio,mpimon", false), "ompio,mpimon");      // named already
+  EXPECT_EQ(merge_selection("^romio321", false), "^romio321");            // an exclusion keeps ours in
+  EXPECT_EQ(merge_selection("^monitoring", false), "^mpimon");            // the user excluded ours
+  EXPECT_EQ(merge_selection("^mpimon", false), "^mpimon");
+  EXPECT_EQ(merge_selection("monitoringx", false), "monitoringx,mpimon");
+  EXPECT_EQ(merge_selection("", false), "");  // nothing selected: nothing set
+}
+
+TEST(ComponentSelection, EveryFormOfAnIoSelectionInMpirunArgumentsIsMerged) {
+  const std::vector<std::string> in{
+      "-np",  "4", "--mca", "io", "ompio", "-mca", "io", "^romio321", "-x", "OMPI_MCA_io=ompio", "-x", "OMPI_MCA_ioX=a",
+      "./app"};
+  const std::vector<std::string> out{"-np",          "4",
+                                     "--mca",        "io",
+                                     "ompio,mpimon", "-mca",
+                                     "io",           "^romio321",
+                                     "-x",           "OMPI_MCA_io=ompio,mpimon",
+                                     "-x",           "OMPI_MCA_ioX=a",
+                                     "./app"};
+  EXPECT_EQ(merge_selection_arguments(in), out);
+  EXPECT_EQ(merge_selection_arguments({"--mca", "io"}), (std::vector<std::string>{"--mca", "io"}));  // left to mpirun
+}
+
+TEST(ComponentSelection, IoIsSetInTheEnvironmentOnlyWhenTheCallerSelectedIt) {
+  const auto unset = job_environment("/plugins", [](const std::string&) { return std::nullopt; });
+  for (const auto& [name, value] : unset) {
+    EXPECT_NE(name, "OMPI_MCA_io");
+    EXPECT_NE(name, "OMPI_MCA_topo");
+  }
+  const auto set = job_environment("/plugins", [](const std::string& name) -> std::optional<std::string> {
+    if (name == "OMPI_MCA_io") return "romio321";
+    return std::nullopt;
+  });
+  const std::map<std::string, std::string> got(set.begin(), set.end());
+  EXPECT_EQ(got.at("OMPI_MCA_io"), "romio321,mpimon");
+}
+
 }  // namespace
 }  // namespace mpimon::tools

@@ -59,8 +59,8 @@ std::string describe(const Counters& c) {
   return ::testing::AssertionSuccess();
 }
 
-constexpr Category kAllCategories[] = {Category::external, Category::internal, Category::coll, Category::osc_sent,
-                                       Category::osc_recv};
+constexpr Category kAllCategories[] = {Category::external, Category::internal, Category::coll,
+                                       Category::osc_sent, Category::osc_recv, Category::io_shuffle};
 
 // ---------------------------------------------------------------------------------------
 // Engine: recording and reading

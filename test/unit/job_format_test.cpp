@@ -1,4 +1,4 @@
-// The job file format (mpimon-job 2, and reading 1): writer, parser, integrity trailer,
+// The job file format (mpimon-job 3, and reading 2 and 1): writer, parser, integrity trailer,
 // and the parser's errors.
 #include <gtest/gtest.h>
 
@@ -36,7 +36,7 @@ std::string valid_file() {
 
 // Header and record lines alone (what version 1 files hold), as version 1.
 std::string version1(std::string text) {
-  const size_t at = text.find("format mpimon-job 2");
+  const size_t at = text.find("format mpimon-job 3");
   if (at != std::string::npos) text.replace(at, 19, "format mpimon-job 1");
   return text;
 }
@@ -54,7 +54,7 @@ void expect_error(const std::string& text, const std::string& message) {
 TEST(JobFormat, HeaderAndRecordsAreWrittenAsDocumented) {
   const std::string header =
       "# mpimon job file (one record per non-zero source, destination, category)\n"
-      "format mpimon-job 2\nworld_size 4\nenable_level 2\nopen_mpi 4.1.4\n"
+      "format mpimon-job 3\nworld_size 4\nenable_level 2\nopen_mpi 4.1.4\n"
       "start 1970-01-01T00:00:00Z\nend 1970-01-02T01:01:01Z\nrecords\n";
   const std::string rank2 = "2 1 external 2 1024 0:1,11:1\n2 3 internal 1 12 4:1\n";
   EXPECT_EQ(format_job_header(sample_header()), header);
@@ -105,16 +105,17 @@ TEST(JobFormat, RoundTripKeepsEveryField) {
 
 TEST(JobFormat, EveryCategoryNameParses) {
   std::string text;
-  for (const char* name : {"external", "internal", "coll", "osc_sent", "osc_recv"})
+  for (const char* name : {"external", "internal", "coll", "osc_sent", "osc_recv", "io_shuffle"})
     text += std::string("0 1 ") + name + " 1 8 4:1\n";
   const JobFile file = parse_job_file(assemble_job_file(sample_header(), {text, "", "", ""}), "job.txt");
-  ASSERT_EQ(file.records.size(), 5u);
+  ASSERT_EQ(file.records.size(), 6u);
   for (int c = 0; c < kCategoryCount; ++c) EXPECT_EQ(file.records[c].category, static_cast<Category>(c));
 }
 
 TEST(JobFormat, UnknownCategoryNamesTheLine) {
-  expect_error(header_v1() + "0 1 external 1 8 4:1\n0 1 bogus 1 8 4:1\n",
-               "job.txt:10: expected a category (external, internal, coll, osc_sent, osc_recv), found 'bogus'");
+  expect_error(
+      header_v1() + "0 1 external 1 8 4:1\n0 1 bogus 1 8 4:1\n",
+      "job.txt:10: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'bogus'");
 }
 
 TEST(JobFormat, RankOutsideTheWorldIsRejected) {
@@ -139,11 +140,39 @@ TEST(JobFormat, ExtraFieldIsRejected) {
 }
 
 TEST(JobFormat, OtherVersionIsRejected) {
-  expect_error("format mpimon-job 3\n", "job.txt:1: expected format version 1 to 2, found 3");
+  expect_error("format mpimon-job 4\n", "job.txt:1: expected format version 1 to 3, found 4");
 }
 
 TEST(JobFormat, RecordsBeforeFormatAreRejected) {
-  expect_error("world_size 4\nrecords\n", "job.txt:2: expected a 'format mpimon-job 2' line before 'records'");
+  expect_error("world_size 4\nrecords\n", "job.txt:2: expected a 'format mpimon-job 3' line before 'records'");
+}
+
+// Version 3 adds the MPI-IO shuffle's category (and the io_* annotations).
+TEST(JobFormat, ShuffleCategoryIsWrittenAsVersion3) {
+  Engine engine;
+  engine.record(0, Category::io_shuffle, 4096);
+  const std::string v3 = assemble_job_file(sample_header(), {format_job_records(1, engine.snapshot()), "", "", ""});
+  EXPECT_NE(v3.find("format mpimon-job 3\n"), std::string::npos);
+  const JobFile file = parse_job_file(v3, "job.txt");
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].category, Category::io_shuffle);
+  EXPECT_EQ(file.records[0].counters.bytes, 4096u);
+}
+
+TEST(JobFormat, Version2FilesAreStillRead) {
+  // The header's version, then the trailer recomputed as a version-2 writer made it.
+  const JobHeader header = sample_header();
+  std::string block0 = format_job_header(header);
+  block0.replace(block0.find("format mpimon-job 3"), 19, "format mpimon-job 2");
+  std::string file;
+  const std::vector<std::string> bodies = {"", "", format_job_records(2, sample_records()), ""};
+  for (size_t rank = 0; rank < bodies.size(); ++rank) {
+    std::string block = (rank == 0 ? block0 : std::string()) + bodies[rank];
+    seal_job_block(static_cast<int32_t>(rank), block);
+    file += block;
+  }
+  file += job_end_line(file.size());
+  EXPECT_EQ(parse_job_file(file, "job.txt").records.size(), 2u);
 }
 
 TEST(JobFormat, Version1FilesAreStillReadWithoutATrailer) {
@@ -232,6 +261,14 @@ TEST(JobFormat, UnknownAnnotationsInsideABlockAreCoveredAndKept) {
   ASSERT_EQ(file.annotations.size(), 1u);
   EXPECT_EQ(file.annotations[0].keyword, "future_keyword");
   EXPECT_EQ(file.annotations[0].fields, (std::vector<std::string>{"1", "two"}));
+}
+
+TEST(JobFormat, TheProgramAnnotationNamesTheExecutableEscaped) {
+  EXPECT_EQ(format_job_program("my app%1"), "program my%20app%251\n");
+  const JobFile named =
+      parse_job_file(assemble_job_file(sample_header(), {format_job_program("my app%1"), "", "", ""}), "job.txt");
+  EXPECT_EQ(job_program(named), "my app%1");
+  EXPECT_EQ(job_program(parse_job_file(assemble_job_file(sample_header(), {"", "", "", ""}), "job.txt")), "");
 }
 
 TEST(JobFormat, MissingRecordsLineIsReported) {

@@ -2,6 +2,8 @@
 // against literal enumeration, and the hierarchical placement against its references.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <algorithm>
 #include <climits>
 #include <functional>
@@ -234,6 +236,29 @@ TEST(Placement, NeverWorseThanBySlotOrRoundRobinOnRandomMatrices) {
       ++cases;
     }
   EXPECT_GT(strictly_better, cases / 2) << "random traffic: the placement should usually beat by-slot";
+}
+
+TEST(Placement, WithOnlyTheCurrentLayoutStillNeverWorseThanRoundRobin) {
+  // A running job's placement (mpimon_reorder, the topology component) gives only where the
+  // processes run; mpirun's round-robin competes anyway. Open MPI's binary tree of 16
+  // (rank r on level l = floor(log2(r + 1)) has children r + 2^l and r + 2^(l+1)) on 4
+  // hosts of 4, and random matrices.
+  Affinity tree(16);
+  for (int r = 0; r < 16; ++r) {
+    const int level_width = std::bit_floor(static_cast<unsigned>(r + 1));
+    for (int child : {r + level_width, r + 2 * level_width})
+      if (child < 16) tree.add(r, child, 100);
+  }
+  const Cluster c{{host("a", {4}, 4), host("b", {4}, 4), host("c", {4}, 4), host("d", {4}, 4)}, {}};
+  const Placed alone = place(tree, c, {by_slot(c, 16)});
+  EXPECT_LE(alone.cost.crossing_bytes, cost_of(tree, c, round_robin_by_host(c, 16)).crossing_bytes);
+  std::mt19937 random(5);
+  for (int n : {16, 32, 48}) {
+    const Affinity a = random_affinity(n, random, 10);
+    const Cluster d{{host("a", {4}, n / 4), host("b", {4}, n / 4), host("c", {4}, n / 4), host("d", {4}, n / 4)}, {}};
+    const Placed ours = place(a, d, {by_slot(d, n)});
+    EXPECT_LE(ours.cost.crossing_bytes, cost_of(a, d, round_robin_by_host(d, n)).crossing_bytes) << n;
+  }
 }
 
 TEST(Placement, ThreeDimensionalStencilOnSixteenHostsCutsLessThanSlabs) {

@@ -134,8 +134,9 @@ TEST(SeriesFormat, MalformedPayloadsNameTheLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("1 external 2 20 5:2\n9 external 1 1 1:1\n"), "f:12: line 2: expected a peer rank in [0, 8)");
   EXPECT_EQ(error_of("1 external 2 20 5:1\n"),
             "f:12: line 1: expected histogram counts summing to the message count 2, found 1");
-  EXPECT_EQ(error_of("1 extern 2 20 5:2\n"),
-            "f:12: line 1: expected a category (external, internal, coll, osc_sent, osc_recv), found 'extern'");
+  EXPECT_EQ(
+      error_of("1 extern 2 20 5:2\n"),
+      "f:12: line 1: expected a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found 'extern'");
   EXPECT_EQ(error_of("1 external 1 8 4:1\n1 external 1 8 4:1\n"),
             "f:12: line 2: expected records in increasing (peer, category) order, each once");
   EXPECT_EQ(error_of("1 external 0 0\n"), "f:12: line 1: expected a record with a non-zero count");

@@ -58,7 +58,8 @@ TEST(Selection, AllIsEveryByteOnceAndLeavesTheLogicalCollectivesOut) {
   EXPECT_TRUE(all.includes(Category::internal));
   EXPECT_TRUE(all.includes(Category::osc_sent));
   EXPECT_TRUE(all.includes(Category::osc_recv));
-  EXPECT_FALSE(all.includes(Category::coll));  // its messages are already in internal
+  EXPECT_FALSE(all.includes(Category::coll));       // its messages are already in internal
+  EXPECT_TRUE(all.includes(Category::io_shuffle));  // taken out of external: counted once
   // A reduce seen by both layers counts once in all.
   TrafficMatrix m;
   m.add(Category::internal, 1, 0, {1, 64});
@@ -66,13 +67,24 @@ TEST(Selection, AllIsEveryByteOnceAndLeavesTheLogicalCollectivesOut) {
   EXPECT_EQ(format_matrix(m, all, Metric::bytes, FileFormat::csv, false), "sender,0,1\n0,0,0\n1,64,0\n");
 }
 
+// What mpimon place counts by default: every message but the MPI-IO library's shuffle.
+TEST(Selection, CommunicationIsAllButTheIoShuffle) {
+  const Selection communication = Selection::of("communication");
+  for (int c = 0; c < kCategoryCount; ++c) {
+    const Category category = static_cast<Category>(c);
+    EXPECT_EQ(communication.includes(category), Selection::all().includes(category) && category != Category::io_shuffle)
+        << category_name(category);
+  }
+  EXPECT_TRUE(Selection::of("io_shuffle").includes(Category::io_shuffle));
+}
+
 TEST(Selection, OscSumsBothOneSidedCategories) {
   const Selection osc = Selection::of("osc");
   EXPECT_TRUE(osc.includes(Category::osc_sent));
   EXPECT_TRUE(osc.includes(Category::osc_recv));
   EXPECT_FALSE(osc.includes(Category::external));
-  EXPECT_EQ(Selection::names(),
-            (std::vector<std::string>{"external", "internal", "coll", "osc_sent", "osc_recv", "osc", "all"}));
+  EXPECT_EQ(Selection::names(), (std::vector<std::string>{"external", "internal", "coll", "osc_sent", "osc_recv",
+                                                          "io_shuffle", "osc", "communication", "all"}));
   EXPECT_THROW(Selection::of("everything"), std::invalid_argument);
 }
 

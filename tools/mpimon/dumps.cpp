@@ -300,6 +300,7 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
   // `communicator <identity> <name> <members>` line (anywhere in the file) has the name.
   const size_t first_row = dumps.collectives.size();
   std::unordered_map<std::string, std::string> communicator_names;
+  std::vector<JobAnnotation> io_annotations;  // the MPI-IO lines (readers/io_reader.h)
   const JobHeader header = for_each_job_record(
       text, file,
       [&](const JobRecord& r) {
@@ -308,6 +309,10 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
       },
       [&](JobAnnotation&& a) {
         const size_t line = a.line;
+        if (a.keyword.rfind("io_", 0) == 0) {  // read below, once the world size is known
+          if (keep_annotations) io_annotations.push_back(std::move(a));
+          return;
+        }
         if (a.keyword == "communicator" && a.fields.size() == 3)
           communicator_names[a.fields[0]] = unescape_name(a.fields[1]);  // as .prof D lines show it
         if (const int64_t rank = read_annotation(dumps, std::move(a), file, keep_annotations); rank >= 0)
@@ -316,6 +321,7 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
   for (size_t i = first_row; i < dumps.collectives.size(); ++i)
     if (const auto name = communicator_names.find(dumps.collectives[i].communicator); name != communicator_names.end())
       dumps.collectives[i].communicator = name->second;
+  for (const JobAnnotation& a : io_annotations) dumps.io.add_job_annotation(a, file, header.world_size);
   for (const PendingRank& r : ranks)
     if (r.rank >= header.world_size)
       fail_at(file, r.line,
@@ -346,6 +352,8 @@ Category category_of(char kind) {
       return Category::osc_recv;
     case 'C':
       return Category::coll;
+    case 'F':
+      return Category::io_shuffle;
     default:
       return Category::external;
   }
@@ -381,6 +389,7 @@ void read_prof(Dumps& dumps, const ProfFile& parsed, const std::string& file, bo
     if (s.calls >= kCountLimit) fail_at(file, s.line, "counts below 2^60 (1 EiB)");
     if (keep_annotations) dumps.window_syncs.push_back({s.me, unescape_name(s.window), s.kind, s.calls, s.seconds});
   }
+  if (keep_annotations) dumps.io.merge(parsed.io);
   if (parsed.foreign_lines > 0) {
     if (dumps.foreign_lines == 0) dumps.first_foreign = file + ":" + std::to_string(parsed.first_foreign_line);
     dumps.foreign_lines += parsed.foreign_lines;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/job_format.h"
+#include "readers/io_reader.h"
 #include "readers/job_reader.h"
 #include "readers/prof_reader.h"
 #include "traffic_matrix.h"
@@ -63,6 +64,7 @@ struct Dumps {
   std::vector<JobAnnotation> annotations;  // job files' other annotations, as written
   std::vector<CollectiveRow> collectives;  // job files and .prof files
   std::vector<WindowSyncRow> window_syncs;
+  mpi_io::IoTable io;         // the files (job files' io_* annotations, .prof "# IO_*" lines)
   size_t foreign_lines = 0;   // lines of .prof inputs that are not monitoring output
   size_t foreign_files = 0;   // files that had some
   std::string first_foreign;  // "<file>:<line>" of the first

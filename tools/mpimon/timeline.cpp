@@ -300,7 +300,7 @@ std::string format_terminal_timeline(const Timeline& t, TimelineMetric metric, i
 // SVG
 
 std::string format_svg_timeline(const Timeline& t, TimelineMetric metric, const std::string& title) {
-  static const char* const colours[kCategoryCount] = {"#3b528b", "#21918c", "#5ec962", "#fde725", "#440154"};
+  static const char* const colours[kCategoryCount] = {"#3b528b", "#21918c", "#5ec962", "#fde725", "#440154", "#b5de2b"};
   const bool bytes = metric == TimelineMetric::bytes;
   const int width = 760, height = 300, left = 70, right = 150, top = 30, bottom = 40;
   const int plot_w = width - left - right, plot_h = height - top - bottom;

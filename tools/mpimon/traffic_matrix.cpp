@@ -62,17 +62,20 @@ Selection Selection::of(std::string_view name) {
     if (name == category_name(static_cast<Category>(c))) return Selection(static_cast<Category>(c));
   // The sums: see the header (and docs/formats.md) for why `all` leaves `coll` out.
   if (name == "osc") return Selection(bit(Category::osc_sent) | bit(Category::osc_recv), "osc");
-  if (name == "all")
-    return Selection(
-        bit(Category::external) | bit(Category::internal) | bit(Category::osc_sent) | bit(Category::osc_recv), "all");
+  const unsigned communication =
+      bit(Category::external) | bit(Category::internal) | bit(Category::osc_sent) | bit(Category::osc_recv);
+  if (name == "communication") return Selection(communication, "communication");
+  if (name == "all") return Selection(communication | bit(Category::io_shuffle), "all");
   throw std::invalid_argument("unknown category '" + std::string(name) +
-                              "' (expected external, internal, coll, osc_sent, osc_recv, osc or all)");
+                              "' (expected external, internal, coll, osc_sent, osc_recv, io_shuffle, osc, "
+                              "communication or all)");
 }
 
 std::vector<std::string> Selection::names() {
   std::vector<std::string> names;
   for (int c = 0; c < kCategoryCount; ++c) names.push_back(category_name(static_cast<Category>(c)));
   names.push_back("osc");
+  names.push_back("communication");
   names.push_back("all");
   return names;
 }
@@ -83,8 +86,10 @@ std::string Selection::title() const {
   if (name_ == "coll") return "collectives, logical pattern (C)";
   if (name_ == "osc_sent") return "one-sided, sent: puts and accumulates (S)";
   if (name_ == "osc_recv") return "one-sided, received: gets, from the target read to the origin (R)";
+  if (name_ == "io_shuffle") return "MPI-IO collective-buffering shuffle, the I/O library's own (F)";
   if (name_ == "osc") return "one-sided, both directions (S + R)";
-  return "all traffic (E + I + S + R; C is left out, its messages are in I)";
+  if (name_ == "communication") return "communication: all traffic but the MPI-IO shuffle (E + I + S + R)";
+  return "all traffic (E + I + S + R + F; C is left out, its messages are in I)";
 }
 
 void TrafficMatrix::add(Category category, int32_t recorder, int32_t peer, Traffic traffic) {

@@ -42,16 +42,18 @@ struct Cell {
 
 // What a matrix shows: one category or a named sum of categories. The sums are defined in
 // one place, Selection::of:
-//   all  = external + internal + osc_sent + osc_recv: every byte that moved, once. `coll`
-//          is left out because it is the collectives' logical pattern, whose real messages
-//          are already in `internal` (or `external` at enable level 1): adding it would count
-//          collectives twice.
+//   all  = external + internal + osc_sent + osc_recv + io_shuffle: every byte that moved,
+//          once. `coll` is left out because it is the collectives' logical pattern, whose
+//          real messages are already in `internal` (or `external` at enable level 1): adding
+//          it would count collectives twice.
+//   communication = all but io_shuffle: what processes send each other, not the MPI-IO
+//          library's collective-buffering shuffle (what `mpimon place` places by default).
 //   osc  = osc_sent + osc_recv (profile2mat's `osc`).
 class Selection {
  public:
   Selection() : Selection(Category::external) {}
   explicit Selection(Category category);
-  // external, internal, coll, osc_sent, osc_recv, osc or all; throws std::invalid_argument.
+  // A category's name, osc, communication or all; throws std::invalid_argument.
   static Selection of(std::string_view name);
   static Selection all() { return of("all"); }
   // The names of() accepts (--category).

@@ -176,6 +176,10 @@ Placed place(const Affinity& affinity, const Cluster& cluster, const std::vector
     }
     report("processes partitioned onto the hosts");
     for (const Mapping& r : references) assignments.push_back(hosts_of(r));
+    // mpirun's two host assignments compete even when the caller's references do not hold
+    // them (a running job's only reference is where it runs): never worse than either.
+    assignments.push_back(hosts_of(by_slot(cluster, n)));
+    assignments.push_back(hosts_of(round_robin_by_host(cluster, n)));
     // Bytes crossing hosts depend on the hosts alone: only the assignments with the fewest
     // are worth placing within their hosts.
     std::vector<double> crossing;

@@ -8,7 +8,8 @@
 //     processes are placed on its cores: the best of that host's optimum (when it holds at
 //     most kExactLimit of them), the same bisection down its tree, and TreeMatch
 //     (treematch.h, up to kTreeMatchLimit processes), followed by pairwise swaps. The host
-//     assignments of the references are also placed within their hosts and compete.
+//     assignments of the references, and mpirun's by-slot and round-robin ones, are also
+//     placed within their hosts and compete.
 //   - The first reference is the baseline (mpirun's by-slot order for a new job, the
 //     current layout for a running one): it is returned unchanged unless a mapping is
 //     strictly better, so ranks are never permuted for no gain.

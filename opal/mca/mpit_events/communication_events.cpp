@@ -1,5 +1,5 @@
 // Registers the communication event catalogue (communication_events.h) with the
-// events library: three ORDERED sources, ten event types.
+// events library: four ORDERED sources, twelve event types.
 #include "communication_events.h"
 
 #include <cstddef>
@@ -121,6 +121,35 @@ void register_all() {
        "`culprit` in the pattern `pattern`",
        MPI_T_BIND_MPI_WIN, osc, wait_elements, sizeof wait_elements / sizeof wait_elements[0],
        sizeof(mpimon_osc_wait_event), wait_info);
+
+  const int io = source("mpimon_io", "mpimon MPI-IO layer");
+  static const std::string io_kinds = names(MPIMON_IO_ACCESS_KINDS_C(MPIMON_NAME_ITEM));
+  static const std::string io_calls = names(MPIMON_IO_CALLS(MPIMON_NAME_ITEM));
+  static const char* const io_info[] = {"mpimon_enum_kind", io_kinds.c_str(), "mpimon_enum_call", io_calls.c_str(),
+                                        nullptr};
+  static const mpimon_event_element io_elements[] = {
+      {"file_id", MPI_INT, offsetof(mpimon_io_access_event, file_id)},
+      {"kind", MPI_INT, offsetof(mpimon_io_access_event, kind)},
+      {"call", MPI_INT, offsetof(mpimon_io_access_event, call)},
+      {"result", MPI_INT, offsetof(mpimon_io_access_event, result)},
+      {"offset", MPI_INT64_T, offsetof(mpimon_io_access_event, offset)},
+      {"bytes", MPI_UINT64_T, offsetof(mpimon_io_access_event, bytes)},
+      {"seconds", MPI_DOUBLE, offsetof(mpimon_io_access_event, seconds)},
+  };
+  type(MPIMON_EVENT_IO_ACCESS, "an MPI-IO data access returned (read or write, any positioning and coordination)",
+       MPI_T_BIND_MPI_FILE, io, io_elements, sizeof io_elements / sizeof io_elements[0], sizeof(mpimon_io_access_event),
+       io_info);
+  static const mpimon_event_element fs_elements[] = {
+      {"file_id", MPI_INT, offsetof(mpimon_io_fs_event, file_id)},
+      {"direction", MPI_INT, offsetof(mpimon_io_fs_event, direction)},
+      {"offset", MPI_INT64_T, offsetof(mpimon_io_fs_event, offset)},
+      {"bytes", MPI_UINT64_T, offsetof(mpimon_io_fs_event, bytes)},
+      {"entries", MPI_UINT64_T, offsetof(mpimon_io_fs_event, entries)},
+  };
+  type(MPIMON_EVENT_IO_FS_OPERATION,
+       "ompio handed an operation to the file's fbtl (what reached the file-system layer; ompio only)",
+       MPI_T_BIND_MPI_FILE, io, fs_elements, sizeof fs_elements / sizeof fs_elements[0], sizeof(mpimon_io_fs_event),
+       nullptr);
 }
 
 }  // namespace

@@ -106,6 +106,36 @@ typedef struct mpimon_osc_wait_event {
   double seconds;  /* how long */
 } mpimon_osc_wait_event;
 
+/* MPI-IO (source "mpimon_io"), bound to the file (MPI_T_BIND_MPI_FILE). Access: raised
+ * when a data-access call returns (its time is the call's); file-system operation:
+ * ompio handed an operation to the file's fbtl (ompio only). */
+#define MPIMON_EVENT_IO_ACCESS "mpimon_io_access"
+#define MPIMON_EVENT_IO_FS_OPERATION "mpimon_io_fs_operation"
+/* Same order as mpimon::mpi_io::Access (file_record.h). */
+/* clang-format off */
+#define MPIMON_IO_ACCESS_KINDS_C(X)                                                          \
+  X(read_at) X(read_at_all) X(read) X(read_all) X(read_shared) X(read_ordered)               \
+  X(write_at) X(write_at_all) X(write) X(write_all) X(write_shared) X(write_ordered)
+/* clang-format on */
+#define MPIMON_IO_CALLS(X) X(blocking) X(nonblocking) X(split)
+typedef struct mpimon_io_access_event {
+  int32_t file_id; /* MPI_File_c2f of the file */
+  int32_t kind;    /* in MPIMON_IO_ACCESS_KINDS_C order; names in "mpimon_enum_kind" */
+  int32_t call;    /* blocking, nonblocking (MPI_File_i...), split (..._begin); "mpimon_enum_call" */
+  int32_t result;  /* the call's MPI return code */
+  int64_t offset;  /* _at: the explicit offset; individual pointer: the pointer before the
+                      call (both in etypes of the view); shared pointer: -1 */
+  uint64_t bytes;  /* asked: count x type size */
+  double seconds;  /* time inside the call */
+} mpimon_io_access_event;
+typedef struct mpimon_io_fs_event {
+  int32_t file_id;   /* MPI_File_c2f of the file */
+  int32_t direction; /* 0 read, 1 write */
+  int64_t offset;    /* byte offset of the first entry in the file */
+  uint64_t bytes;    /* the entries' lengths, summed */
+  uint64_t entries;  /* (offset, length) pieces of the operation */
+} mpimon_io_fs_event;
+
 /* Register the sources and event types above (idempotent). The library calls it when it
  * is loaded, before any component can; the components look the indices up by name. */
 void mpimon_register_communication_events(void);

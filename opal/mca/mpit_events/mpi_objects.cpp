@@ -1,6 +1,6 @@
 // The MPI objects MPI_T handle allocations name, checked without trusting them: a
-// communicator or window is live when Open MPI's own table of live communicators or
-// windows holds its address, so an object is recognised before any of its memory is
+// communicator, window or file is live when Open MPI's own table of live communicators,
+// windows or files holds its address, so an object is recognised before any of its memory is
 // read, and freed objects, MPI_COMM_NULL, MPI_WIN_NULL and objects of the wrong kind are
 // refused. Used by MPI_T_event_handle_alloc (api.cpp) and by our performance variables
 // (ompi/mca/common/monitoring/live/pvars_ompi.cpp).
@@ -18,15 +18,18 @@
 
 #include "events_internal.h"
 
-// Exported by libmpi (ompi/communicator/communicator.h, ompi/win/win.h); only their
-// addresses and the tables are used here, so the types stay opaque.
+// Exported by libmpi (ompi/communicator/communicator.h, ompi/win/win.h, ompi/file/file.h);
+// only their addresses and the tables are used here, so the types stay opaque.
 struct ompi_predefined_communicator_t;
 struct ompi_predefined_win_t;
+struct ompi_predefined_file_t;
 extern "C" {
 extern opal_pointer_array_t ompi_mpi_communicators;  // indexed by context id
 extern opal_pointer_array_t ompi_mpi_windows;        // indexed by Fortran index
+extern opal_pointer_array_t ompi_file_f_to_c_table;  // indexed by Fortran index
 extern ompi_predefined_communicator_t ompi_mpi_comm_world, ompi_mpi_comm_self, ompi_mpi_comm_null;
 extern ompi_predefined_win_t ompi_mpi_win_null;
+extern ompi_predefined_file_t ompi_mpi_file_null;
 }
 
 namespace mpimon::events {
@@ -70,6 +73,8 @@ bool object_is_live(int bind, const void* object) {
       return object != &ompi_mpi_comm_null && in_table(ompi_mpi_communicators, object);
     case MPI_T_BIND_MPI_WIN:
       return object != &ompi_mpi_win_null && in_table(ompi_mpi_windows, object);
+    case MPI_T_BIND_MPI_FILE:
+      return object != &ompi_mpi_file_null && in_table(ompi_file_f_to_c_table, object);
     default:
       return true;  // kinds our layers never bind to: not checked
   }

@@ -125,12 +125,11 @@ void mpimon_events_object_freed(int bind, const void* object);
 
 /* The objects MPI_T handle allocations name (our performance variables use them too).
  * mpimon_mpi_object_is_live: `object` is a live communicator (bind MPI_T_BIND_MPI_COMM;
- * MPI_COMM_NULL is not) or window (MPI_T_BIND_MPI_WIN; MPI_WIN_NULL is not) of this
- * process, judged by Open MPI's tables of live objects: `object`'s memory is never read.
- * Other kinds: any non-NULL object. O(live objects of the kind).
- * mpimon_mpi_object_named: the live object of kind `bind` that `obj_handle` names, the
- * address of a variable holding its handle (the standard's form) or the handle itself
- * (what Open MPI's own monitoring tests pass), else NULL. Never faults, whatever
+ * MPI_COMM_NULL is not), window (MPI_T_BIND_MPI_WIN; MPI_WIN_NULL is not) or file
+ * (MPI_T_BIND_MPI_FILE; MPI_FILE_NULL is not) of this process, judged by Open MPI's tables of live objects: `object`'s
+ * memory is never read. Other kinds: any non-NULL object. O(live objects of the kind). mpimon_mpi_object_named: the
+ * live object of kind `bind` that `obj_handle` names, the address of a variable holding its handle (the standard's
+ * form) or the handle itself (what Open MPI's own monitoring tests pass), else NULL. Never faults, whatever
  * `obj_handle` points to. */
 int mpimon_mpi_object_is_live(int bind, const void* object);
 const void* mpimon_mpi_object_named(int bind, const void* obj_handle);

@@ -1,7 +1,10 @@
 /* An application that uses mpimon_reorder() from C, built by the tests with
  *   mpicc reorder_c.c $(pkg-config --cflags --libs mpimon-reorder)
  * Partners w and w + size/2 exchange 64 KiB, then the ranks are reordered; each process
- * prints its world rank and its rank in the reordered communicator. */
+ * prints its world rank and its rank in the reordered communicator. Then a phase
+ * (mpimon_reorder_mark) in which neighbours w and w^1 exchange 64 KiB, reordered by the
+ * phase's point-to-point traffic only (MPIMON_REORDER_EXTERNAL): "C phase: world <w> ->
+ * <rank>". */
 #include <mpi.h>
 #include <mpimon_reorder.h>
 #include <stdio.h>
@@ -23,6 +26,16 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(better, &new_rank);
     printf("C: world %d -> %d\n", rank, new_rank);
     MPI_Comm_free(&better);
+  }
+  if (mpimon_reorder_mark(MPI_COMM_WORLD) == MPI_SUCCESS) {
+    MPI_Sendrecv(out, 65536, MPI_CHAR, rank ^ 1, 5, in, 65536, MPI_CHAR, rank ^ 1, 5, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (mpimon_reorder_by(MPI_COMM_WORLD, NULL, MPIMON_REORDER_EXTERNAL, &better) == MPI_SUCCESS) {
+      int new_rank;
+      MPI_Comm_rank(better, &new_rank);
+      printf("C phase: world %d -> %d\n", rank, new_rank);
+      MPI_Comm_free(&better);
+    }
   }
   MPI_Finalize();
   return 0;

@@ -118,9 +118,11 @@ Subcommand add_matrix_command(CLI::App& mpimon) {
                    "all phases summed, as aggregate_profile takes it). Several inputs are summed.")
       ->required();
   matrix
-      ->add_option("--category", o->category,
-                   "external, internal, coll, osc_sent, osc_recv, osc (S + R) or all (E + I + S + R: every byte once; "
-                   "coll is the logical view of I); default: each category in turn (text), all (other formats)")
+      ->add_option(
+          "--category", o->category,
+          "external, internal, coll, osc_sent, osc_recv, io_shuffle (the MPI-IO collective-buffering shuffle), "
+          "osc (S + R), communication (E + I + S + R) or all (E + I + S + R + F: every byte once; coll is the "
+          "logical view of I); default: each category in turn (text), all (other formats)")
       ->check(CLI::IsMember(Selection::names()));
   matrix
       ->add_option("--metric", o->metric,

@@ -29,9 +29,9 @@ struct PlaceOptions {
   std::string topology = "machine";
   std::vector<std::string> host_topologies;  // HOST=SOURCE
   std::string network;
-  std::string category = "all";
+  std::string category = "communication";  // not the MPI-IO shuffle unless asked (docs/io.md)
   int oversubscription = 1;
-  std::string rankfile, keys, host = "localhost";
+  std::string rankfile, scotch_rankfile, keys, host = "localhost";
 };
 
 // The job's traffic of the chosen category, symmetric, sparse.
@@ -186,6 +186,15 @@ void print_mapping(const pl::Cluster& cluster, const pl::Mapping& mapping) {
   if (used > kRowsShown) std::cout << "| ... " << used - kRowsShown << " more hosts | | |\n";
 }
 
+// "rank <r>=<host> slot=<core>" per rank, mpirun's rankfile syntax.
+std::string rankfile_text(const pl::Cluster& cluster, const pl::Mapping& mapping) {
+  std::string text;
+  for (size_t r = 0; r < mapping.size(); ++r)
+    text += "rank " + std::to_string(r) + "=" + cluster.hosts[mapping[r].host].name +
+            " slot=" + std::to_string(mapping[r].core) + "\n";
+  return text;
+}
+
 int write_output(const std::string& path, const std::string& text) {
   if (std::string error = write_file_atomically(path, text); !error.empty()) {
     std::cerr << "mpimon place: " << error << '\n';
@@ -267,13 +276,17 @@ int run_place(const PlaceOptions& o) {
   print_mapping(cluster, ours.mapping);
 
   if (!o.rankfile.empty()) {
-    std::string text;
-    for (int r = 0; r < n; ++r)
-      text += "rank " + std::to_string(r) + "=" + cluster.hosts[ours.mapping[r].host].name +
-              " slot=" + std::to_string(ours.mapping[r].core) + "\n";
-    if (int status = write_output(o.rankfile, text)) return status;
+    if (int status = write_output(o.rankfile, rankfile_text(cluster, ours.mapping))) return status;
     std::cout << "\nrankfile: " << o.rankfile << " (mpirun "
               << (o.hostfile.empty() ? "" : "--hostfile " + o.hostfile + " ") << "--rankfile " << o.rankfile << ")\n";
+  }
+  if (!o.scotch_rankfile.empty()) {
+    if (!scotch) {
+      std::cerr << "mpimon place: no Scotch rankfile: " << scotch_why_not << '\n';
+      return 1;
+    }
+    if (int status = write_output(o.scotch_rankfile, rankfile_text(cluster, *scotch))) return status;
+    std::cout << "Scotch's rankfile: " << o.scotch_rankfile << '\n';
   }
   if (!o.keys.empty()) {
     // New rank order = slot order (host, then core): the key of rank r is its position.
@@ -315,12 +328,15 @@ Subcommand add_place_command(CLI::App& mpimon) {
       ->needs(hostfile);
   place
       ->add_option("--category", o->category,
-                   "traffic to place by: external, internal, coll, osc_sent, osc_recv, osc or all (E + I + S + R)")
+                   "traffic to place by: external, internal, coll, osc_sent, osc_recv, io_shuffle, osc, communication "
+                   "(default: E + I + S + R, not the MPI-IO shuffle) or all (with it)")
       ->check(CLI::IsMember(Selection::names()));
   place->add_option("--oversubscribe", o->oversubscription, "processes per core (one host; with --hostfile use slots=)")
       ->check(CLI::PositiveNumber)
       ->excludes(hostfile);
   place->add_option("--rankfile", o->rankfile, "write an Open MPI rankfile for the placement");
+  place->add_option("--scotch-rankfile", o->scotch_rankfile,
+                    "write Scotch's mapping as a rankfile too (to compare both in reruns)");
   place->add_option("--keys", o->keys, "write rank reordering keys (for MPI_Comm_split)");
   place->add_option("--host", o->host, "host name in the rankfile (one host)")->excludes(hostfile);
   return {place, [o] { return run_place(*o); }};

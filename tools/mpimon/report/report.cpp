@@ -11,7 +11,8 @@ namespace {
 constexpr ReportSection kSections[] = {
     totals_section,          heatmaps_section,           top_talkers_section,
     message_sizes_section,   collective_classes_section, rma_synchronisation_section,
-    rma_wait_states_section, nbc_overlap_section,        timeline_section,
+    rma_wait_states_section, nbc_overlap_section,        io_section,
+    timeline_section,
 };
 
 // Nothing wider than the window: tables wrap long names, images shrink, wide blocks scroll

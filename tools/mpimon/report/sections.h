@@ -59,6 +59,8 @@ std::string rma_synchronisation_section(const ReportInput& input);
 std::string rma_wait_states_section(const ReportInput& input);
 // nbc_section.cpp
 std::string nbc_overlap_section(const ReportInput& input);
+// io_section.cpp
+std::string io_section(const ReportInput& input);
 
 // timeline_section.cpp
 std::string timeline_section(const ReportInput& input);

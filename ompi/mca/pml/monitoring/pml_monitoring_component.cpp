@@ -20,6 +20,7 @@
 #include <opal/mca/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "live/file_pvars.h"
 #include "live/pvars.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
@@ -59,7 +60,13 @@ int component_register() {
   // Registered with mca_base_pvar_register (not tied to the component's variable group):
   // they stay valid for the whole run; we are never closed anyway (see above).
   mpimon::pvars::register_peer_variables("pml", "messages", "messages sent", mpimon::Category::external);
+  // mpimon's own (not in Open MPI's component): what pml_monitoring_enable 2 counts apart
+  // as internal, the messages collectives are decomposed into (mpimon_reorder() places by
+  // both); zeros at enable level 1, where everything is external.
+  mpimon::pvars::register_peer_variables("pml", "internal_messages", "messages of collectives (decomposed) sent",
+                                         mpimon::Category::internal);
   mpimon::pvars::register_flush_variable();
+  mpimon::mpi_io::register_file_variables();  // the io layer registers late (at the first MPI_File_open)
   return OMPI_SUCCESS;
 }
 

@@ -6,15 +6,18 @@
 // instantiation per combination), not tested per message. The receive wrappers exist
 // for the events only, and are in place only while a tool listens to receive events.
 // While a nonblocking collective is followed, the send wrappers are preceded by its
-// attribution (analyses/nbc_overlap.h).
+// attribution (analyses/nbc_overlap.h); while an MPI-IO call that may communicate runs,
+// by the collective-I/O shuffle's (analyses/mpi_io/file_registry.h).
 #include "pml_monitoring.h"
 #include "pml_monitoring_events.h"
 
 #include <atomic>
+#include <mutex>
 
 #include <ompi/mca/pml/base/base.h>
 #include <ompi/mca/pml/base/pml_base_request.h>
 
+#include "analyses/mpi_io/file_registry.h"
 #include "analyses/nbc_overlap.h"
 #include "engine/engine.h"
 #include "runtime/runtime.h"
@@ -410,27 +413,83 @@ send_fn send_wrapper(bool split, bool events, bool filter, bool nbc) {
   return events ? send_wrapper<false, true>(filter, nbc) : send_wrapper<false, false>(filter, nbc);
 }
 
+// ---------------------------------------------------------------------------------------
+// The collective-I/O shuffle. While an MPI-IO call that may communicate runs (the file
+// registry's window, and only then: its switch installs these), a send with a tag >= 0 on
+// a communicator that belongs to a file is the I/O library's shuffle: recorded as
+// io_shuffle (and for its file), never as the application's. Every other send takes the
+// path it takes outside the window.
+
+mpi_io::FileRegistry* io_files = nullptr;
+isend_fn isend_outside_window = nullptr;
+send_fn send_outside_window = nullptr;
+
+inline bool is_shuffle(const ompi_communicator_t* comm, int tag) {
+  return tag >= 0 && io_files->is_file_communicator(comm->c_contextid);
+}
+
+void record_shuffle(const ompi_communicator_t* comm, int dst, size_t bytes) {
+  const int32_t peer = world_rank_of(comm, dst, state.job);
+  if (peer >= 0) {
+    state.engine->record(peer, Category::io_shuffle, bytes);
+    io_files->record_shuffle(comm->c_contextid, peer, bytes);
+  } else {
+    state.engine->record_other_job(Category::io_shuffle, bytes);
+  }
+}
+
+int shuffle_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  if (!is_shuffle(comm, tag)) return isend_outside_window(buf, count, datatype, dst, tag, mode, comm, request);
+  record_shuffle(comm, dst, count * datatype->super.size);
+  if (send_events_listened()) [[unlikely]]
+    return isend_with_events(buf, count, datatype, dst, tag, mode, comm, request);
+  return state.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
+}
+
+int shuffle_send(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                 mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
+  if (!is_shuffle(comm, tag)) return send_outside_window(buf, count, datatype, dst, tag, mode, comm);
+  record_shuffle(comm, dst, count * datatype->super.size);
+  if (send_events_listened()) [[unlikely]]
+    return send_with_events(buf, count, datatype, dst, tag, mode, comm);
+  return state.original.pml_send(buf, count, datatype, dst, tag, mode, comm);
+}
+
 }  // namespace
 
 namespace {
 
 std::atomic<bool> recording{false};
-std::atomic<bool> attributing{false};  // some nonblocking collective is pending
+std::atomic<bool> attributing{false};   // some nonblocking collective is pending
+std::atomic<bool> in_io_window{false};  // some MPI-IO call that may communicate runs
 
 // Our send wrappers while recording (preceded by the attribution while a nonblocking
-// collective is pending; the event path while a tool listens to send events), the PML's
-// own otherwise.
+// collective is pending, and by the shuffle's while MPI-IO communicates; the event path
+// while a tool listens to send events), the PML's own otherwise.
 void install_send_wrappers() {
+  // The switches of the nonblocking collectives and of MPI-IO hold different locks: one
+  // installation at a time, from the state both have set.
+  static std::mutex installing;
+  std::lock_guard lock(installing);
   const bool on = recording.load(std::memory_order_relaxed);
   const bool nbc = on && attributing.load(std::memory_order_relaxed);
+  const bool io = on && in_io_window.load(std::memory_order_relaxed);
   const bool filter = state.private_communicators != nullptr;
   const bool events = send_events_listened();
-  __atomic_store_n(&mca_pml.pml_isend,
-                   on ? isend_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_isend,
-                   __ATOMIC_RELAXED);
-  __atomic_store_n(&mca_pml.pml_send,
-                   on ? send_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_send,
-                   __ATOMIC_RELAXED);
+  const isend_fn isend = on ? isend_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_isend;
+  const send_fn send = on ? send_wrapper(state.split_internal, events, filter, nbc) : state.original.pml_send;
+  __atomic_store_n(&isend_outside_window, isend, __ATOMIC_RELAXED);
+  __atomic_store_n(&send_outside_window, send, __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_isend, io ? shuffle_isend : isend, __ATOMIC_RELAXED);
+  __atomic_store_n(&mca_pml.pml_send, io ? shuffle_send : send, __ATOMIC_RELAXED);
+}
+
+// The file registry's switch: the first MPI-IO call that may communicate began, or the
+// last ended.
+void set_io_window(bool active) {
+  in_io_window.store(active, std::memory_order_relaxed);
+  install_send_wrappers();
 }
 
 // The tracker's switch: the first collective became pending, or the last completed.
@@ -499,6 +558,8 @@ void interpose(bool split_internal, bool selected_pml_is_ob1, bool threaded) {
   Runtime::instance().set_private_filter_switch(filter_private_communicators);
   nbc_tracker = &Runtime::instance().nbc;
   nbc_tracker->add_switch(set_nbc_attribution);
+  io_files = &Runtime::instance().files;
+  io_files->add_switch(set_io_window);
 }
 
 }  // namespace mpimon::pml

@@ -24,10 +24,14 @@ bool CommunicatorClasses::has_traffic() const noexcept {
   return nbc_ != nullptr;  // a nonblocking collective completed here
 }
 
-std::string CommunicatorClasses::identity() const {
+uint64_t members_hash(const std::vector<int32_t>& world_ranks) {
   uint64_t hash = kFnvOffset;
-  for (const int32_t rank : world_ranks_) hash = fnv1a64(std::to_string(rank) + ",", hash);
-  return std::to_string(context_id_) + "-" + to_hex(hash, 16);
+  for (const int32_t rank : world_ranks) hash = fnv1a64(std::to_string(rank) + ",", hash);
+  return hash;
+}
+
+std::string CommunicatorClasses::identity() const {
+  return std::to_string(context_id_) + "-" + to_hex(members_hash(world_ranks_), 16);
 }
 
 CommunicatorClasses* CommunicatorRegistry::open(std::string name, std::vector<int32_t> world_ranks,

@@ -37,6 +37,10 @@ struct ClassTotals {
   uint64_t bytes = 0;  // bytes this process sent in them
 };
 
+// FNV-1a 64 over "<rank>," for each world rank in rank order: the member part of a
+// communicator's identity (below), also of a file's (mpi_io/file_record.h).
+uint64_t members_hash(const std::vector<int32_t>& world_ranks);
+
 class CommunicatorClasses {
  public:
   CommunicatorClasses(std::string name, std::vector<int32_t> world_ranks, uint32_t context_id = 0);

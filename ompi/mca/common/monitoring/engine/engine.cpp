@@ -16,6 +16,8 @@ const char* category_name(Category category) noexcept {
       return "osc_sent";
     case Category::osc_recv:
       return "osc_recv";
+    case Category::io_shuffle:
+      return "io_shuffle";
   }
   return "unknown";
 }

@@ -49,8 +49,12 @@ enum class Category : uint8_t {
   coll = 2,      // collective operations, logical pattern (COLL layer)
   osc_sent = 3,  // one-sided data sent from this origin (OSC layer)
   osc_recv = 4,  // one-sided data received by this origin (OSC layer)
+  // point-to-point, tags >= 0, on a file's communicators while MPI-IO runs: the
+  // collective-I/O shuffle (analyses/mpi_io/file_registry.h), not the application's (never in
+  // external)
+  io_shuffle = 5,
 };
-inline constexpr int kCategoryCount = 5;
+inline constexpr int kCategoryCount = 6;
 const char* category_name(Category category) noexcept;
 // The category of a name category_name() gives; false for any other text.
 bool parse_category(std::string_view name, Category& category) noexcept;

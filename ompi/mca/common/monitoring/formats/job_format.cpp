@@ -2,6 +2,7 @@
 
 #include "formats/checksum.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,8 @@
 #include <unordered_map>
 
 namespace mpimon {
+
+std::string format_job_program(std::string_view program) { return "program " + escape_name(program, true) + "\n"; }
 
 std::string escape_name(std::string_view name, bool escape_space) {
   std::string out;
@@ -46,6 +49,48 @@ std::string unescape_name(std::string_view field) {
     }
   }
   return out;
+}
+
+std::string format_rank_ranges(const std::vector<int32_t>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += '-' + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+bool parse_rank_ranges(std::string_view text, int32_t world_size, std::vector<int32_t>& ranks) {
+  ranks.clear();
+  if (text.empty() || text.back() == ',') return false;
+  auto number = [](std::string_view digits, int32_t& value) {
+    if (digits.empty() || digits.front() == '+' || digits.front() == '-') return false;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return ec == std::errc{} && end == digits.data() + digits.size() && value >= 0;
+  };
+  while (!text.empty()) {
+    const size_t comma = std::min(text.find(','), text.size());
+    const std::string_view item = text.substr(0, comma);
+    text.remove_prefix(comma == text.size() ? comma : comma + 1);
+    const size_t dash = item.find('-');
+    int32_t first = 0, last = 0;
+    if (dash == std::string_view::npos) {
+      if (!number(item, first)) return false;
+      last = first;
+    } else if (!number(item.substr(0, dash), first) || !number(item.substr(dash + 1), last) || last < first) {
+      return false;
+    }
+    if (last >= world_size || ranks.size() + static_cast<size_t>(last - first) >= static_cast<size_t>(world_size))
+      return false;
+    // Members are distinct and listed in rank order, which need not be increasing (a
+    // communicator made with MPI_Comm_split and reordering keys): only ranges increase.
+    for (int64_t r = first; r <= last; ++r) ranks.push_back(static_cast<int32_t>(r));
+  }
+  return true;
 }
 
 std::string iso8601_utc(long long seconds) {

@@ -6,7 +6,7 @@ namespace mpimon {
 
 namespace {
 
-void append_line(std::string& out, char kind, int me, const Record& r) {
+void append_line(std::string& out, std::string_view kind, int me, const Record& r) {
   out += kind;
   out += '\t' + std::to_string(me) + '\t' + std::to_string(r.peer) + '\t' + std::to_string(r.counters.bytes) +
          " bytes\t" + std::to_string(r.counters.messages) + " msgs sent";
@@ -40,13 +40,13 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   std::string out = "# POINT TO POINT\n";
   for (const auto& [peer, p] : pml) {
     if (!p.external) continue;
-    append_line(out, 'E', me, *p.external);
+    append_line(out, "E", me, *p.external);
     append_histogram(out, p.histogram);
   }
   if (split_internal) {
     for (const auto& [peer, p] : pml) {
       if (!p.internal) continue;
-      append_line(out, 'I', me, *p.internal);
+      append_line(out, "I", me, *p.internal);
       if (p.external) {
         out += '\n';
       } else {
@@ -57,11 +57,11 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   out += "# OSC\n";
   for (const Record& r : records) {
     if (r.category == Category::osc_sent) {
-      append_line(out, 'S', me, r);
+      append_line(out, "S", me, r);
       out += '\n';
     }
     if (r.category == Category::osc_recv) {
-      append_line(out, 'R', me, r);
+      append_line(out, "R", me, r);
       out += '\n';
     }
   }
@@ -69,11 +69,22 @@ std::string format_prof(int me, const Snapshot& records, bool split_internal, co
   out += "# COLLECTIVES\n";
   for (const Record& r : records) {
     if (r.category == Category::coll) {
-      append_line(out, 'C', me, r);
+      append_line(out, "C", me, r);
       out += '\n';
     }
   }
   out += extras.collectives;
+  bool io = !extras.io.empty();
+  for (const Record& r : records) io = io || r.category == Category::io_shuffle;
+  if (io) {
+    out += "# MPI-IO\n";
+    for (const Record& r : records) {
+      if (r.category != Category::io_shuffle) continue;
+      append_line(out, "# F", me, r);
+      append_histogram(out, r.counters.histogram);
+    }
+    out += extras.io;
+  }
   return out;
 }
 

@@ -10,9 +10,14 @@
 //   # COLLECTIVES
 //   C <me> <peer> <B> bytes <n> msgs sent
 //   D <communicator name> procs: <world ranks>        (followed by O2A / A2O / A2A lines)
+//   # MPI-IO                                          (mpimon's; only when MPI-IO was used)
+//   # F <me> <peer> <B> bytes <n> msgs sent <66 comma-separated histogram counts>
+//   # IO_FILE ... (formats/io_format.h)
 //
 // Fields are tab-separated. Open MPI keeps one histogram per peer for E and I traffic
-// together, printed on the E line, or on the I line when the peer has no E traffic.
+// together, printed on the E line, or on the I line when the peer has no E traffic. The
+// F lines (category io_shuffle, with their own histogram) and every other mpimon line
+// start with '#': Open MPI's profile2mat and aggregate_profile skip them.
 #pragma once
 
 #include <string>
@@ -25,6 +30,7 @@ namespace mpimon {
 struct ProfExtras {
   std::string osc;          // after the S/R lines (mpimon's window synchronisation times)
   std::string collectives;  // after the C lines: D / O2A / A2O / A2A per communicator
+  std::string io;           // after the F lines: the files (formats/io_format.h)
 };
 
 // The whole text of one rank's dump. `split_internal` is false at enable level 1 (then

@@ -22,14 +22,14 @@ using HandleAlloc = int (*)(mca_base_pvar_session_t*, int, void*, mca_base_pvar_
 HandleAlloc core_handle_alloc = nullptr;  // Open MPI's mca_base_pvar_handle_alloc
 
 // In front of Open MPI's mca_base_pvar_handle_alloc, which reads *(void**)obj_handle. For
-// variables bound to communicators or windows, the object is checked first; the core then
+// variables bound to communicators, windows or files, the object is checked first; the core then
 // gets the address of a variable holding the object (the standard's form) whether the
 // caller passed that or the handle itself.
 int checked_handle_alloc(mca_base_pvar_session_t* session, int index, void* obj_handle, mca_base_pvar_handle_t** handle,
                          int* count) {
   const mca_base_pvar_t* pvar = nullptr;
   if (obj_handle != nullptr && mca_base_pvar_get(index, &pvar) == OPAL_SUCCESS && pvar != nullptr &&
-      (pvar->bind == MPI_T_BIND_MPI_COMM || pvar->bind == MPI_T_BIND_MPI_WIN)) {
+      (pvar->bind == MPI_T_BIND_MPI_COMM || pvar->bind == MPI_T_BIND_MPI_WIN || pvar->bind == MPI_T_BIND_MPI_FILE)) {
     void* object = const_cast<void*>(mpimon_mpi_object_named(pvar->bind, obj_handle));
     if (object == nullptr) return OPAL_ERR_BAD_PARAM;  // MPI_T_ERR_INVALID, as for a NULL object
     return core_handle_alloc(session, index, &object, handle, count);

@@ -211,8 +211,11 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
         r.destination >= file.header.world_size)
       c.fail("ranks in [0, " + std::to_string(file.header.world_size) + ")");
     const std::string_view category = c.word("a category");
+    // io_shuffle came with version 3; it is read in any version (the time series' sums
+    // are made in memory as version 1: no trailer), older writers never wrote it.
     if (!category_from_name(category, r.category))
-      c.fail("a category (external, internal, coll, osc_sent, osc_recv), found '" + std::string(category) + "'");
+      c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" + std::string(category) +
+             "'");
     r.counters.messages = c.number<uint64_t>(c.word("a message count"), "a message count");
     r.counters.bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
     std::string_view histogram = c.word("a histogram (<bucket>:<count>,...)");
@@ -251,5 +254,11 @@ JobFile parse_job_file(std::string_view text, std::string_view source) {
 }
 
 JobFile read_job_file(const std::string& path) { return parse_job_file(read_dump_text(path), path); }
+
+std::string job_program(const JobFile& file) {
+  for (const JobAnnotation& a : file.annotations)
+    if (a.keyword == "program" && a.fields.size() == 1) return unescape_name(a.fields[0]);
+  return {};
+}
 
 }  // namespace mpimon

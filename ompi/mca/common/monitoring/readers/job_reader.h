@@ -45,4 +45,8 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source_nam
                               const std::function<void(JobAnnotation&&)>& on_annotation = {});
 JobFile read_job_file(const std::string& path);  // throws FormatError
 
+// The program a job file names (its `program` annotation: formats/job_format.h), or ""
+// when it has none (files of older versions).
+std::string job_program(const JobFile& file);
+
 }  // namespace mpimon

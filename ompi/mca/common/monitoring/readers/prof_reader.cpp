@@ -101,6 +101,33 @@ ProfSync parse_sync(LineParser& p, size_t line_no) {
   return s;
 }
 
+// The fields after the kind of an E, I, S, R, C or "# F" line.
+ProfLine parse_record_line(LineParser& p, char kind, size_t line_no) {
+  ProfLine l;
+  l.kind = kind;
+  l.line = line_no;
+  l.me = rank_field(p, "the sender's rank");
+  l.peer = rank_field(p, "the peer's rank");
+  l.bytes = p.number_with_suffix("bytes", "a byte count");
+  l.messages = p.number_with_suffix("msgs sent", "a message count");
+  if (!p.at_end()) {
+    std::string_view h = p.field("a histogram");
+    int bucket = 0;
+    while (true) {
+      const size_t comma = h.find(',');
+      if (bucket >= kHistogramBuckets) p.fail(std::to_string(kHistogramBuckets) + " histogram values, found more");
+      l.histogram[bucket++] = p.number<uint64_t>(h.substr(0, comma), "a histogram count");
+      if (comma == std::string_view::npos) break;
+      h = h.substr(comma + 1);
+    }
+    if (bucket != kHistogramBuckets)
+      p.fail(std::to_string(kHistogramBuckets) + " histogram values, found " + std::to_string(bucket));
+    l.has_histogram = true;
+    if (!p.at_end()) p.fail("end of line after the histogram");
+  }
+  return l;
+}
+
 }  // namespace
 
 ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
@@ -126,10 +153,17 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
     if (input == ProfInput::capture) std::tie(tag, line) = split_tag(line);
     if (line.empty()) continue;
     if (line[0] == '#') {
-      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES") file.has_monitoring_output = true;
+      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES" || line == "# MPI-IO")
+        file.has_monitoring_output = true;
       if (line.substr(0, 7) == "# SYNC\t") {
         LineParser p(line, source, line_no);
         file.syncs.push_back(parse_sync(p, line_no));
+      } else if (line.substr(0, 4) == "# F\t") {
+        LineParser p(line.substr(2), source, line_no);
+        p.field("a line kind");
+        file.lines.push_back(parse_record_line(p, 'F', line_no));
+      } else {
+        file.io.add_prof_line(line, source, line_no);
       }
       continue;
     }
@@ -193,29 +227,7 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
         open.erase(open.begin() + (target - open.data()));  // complete: no later line belongs to it
       continue;
     }
-    ProfLine l;
-    l.kind = kind[0];
-    l.line = line_no;
-    l.me = rank_field(p, "the sender's rank");
-    l.peer = rank_field(p, "the peer's rank");
-    l.bytes = p.number_with_suffix("bytes", "a byte count");
-    l.messages = p.number_with_suffix("msgs sent", "a message count");
-    if (!p.at_end()) {
-      std::string_view h = p.field("a histogram");
-      int bucket = 0;
-      while (true) {
-        const size_t comma = h.find(',');
-        if (bucket >= kHistogramBuckets) p.fail(std::to_string(kHistogramBuckets) + " histogram values, found more");
-        l.histogram[bucket++] = p.number<uint64_t>(h.substr(0, comma), "a histogram count");
-        if (comma == std::string_view::npos) break;
-        h = h.substr(comma + 1);
-      }
-      if (bucket != kHistogramBuckets)
-        p.fail(std::to_string(kHistogramBuckets) + " histogram values, found " + std::to_string(bucket));
-      l.has_histogram = true;
-      if (!p.at_end()) p.fail("end of line after the histogram");
-    }
-    file.lines.push_back(l);
+    file.lines.push_back(parse_record_line(p, kind[0], line_no));
   }
   return file;
 }

@@ -11,12 +11,13 @@
 
 #include "engine/engine.h"
 #include "readers/format_error.h"
+#include "readers/io_reader.h"
 
 namespace mpimon {
 
-// One parsed E/I/S/R/C line.
+// One parsed E/I/S/R/C line, or a "# F" line (kind 'F').
 struct ProfLine {
-  char kind = 'E';  // E, I, S, R or C
+  char kind = 'E';  // E, I, S, R, C or F
   int32_t me = 0;
   int32_t peer = 0;
   uint64_t bytes = 0;
@@ -51,6 +52,7 @@ struct ProfFile {
   std::vector<ProfLine> lines;
   std::vector<ProfCommunicator> communicators;
   std::vector<ProfSync> syncs;
+  mpi_io::IoTable io;  // the "# IO_*" lines
   // Lenient parsing (ProfInput::capture) only: lines that are not monitoring output.
   size_t foreign_lines = 0;
   size_t first_foreign_line = 0;

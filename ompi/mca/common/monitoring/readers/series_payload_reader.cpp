@@ -160,7 +160,7 @@ SnapshotDelta parse_snapshot_payload(std::string_view payload, bool final, int w
     if (r.peer < 0 || r.peer >= world_size) c.fail("a peer rank in [0, " + std::to_string(world_size) + ")");
     const std::string_view category = c.word("a category");
     if (!parse_category(category, r.category))
-      c.fail("a category (external, internal, coll, osc_sent, osc_recv), found '" +
+      c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" +
              std::string(category.substr(0, 40)) + "'");
     r.counters.messages = c.number<uint64_t>("a message count");
     r.counters.bytes = c.number<uint64_t>("a byte count");

@@ -19,22 +19,8 @@ std::string seconds_text(double seconds) {
   return text;
 }
 
-// "0-2,5,7-9"
-std::string rank_ranges(const std::vector<int32_t>& ranks) {
-  std::string out;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(ranks[i]);
-    if (j > i) out += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 std::string ranks_phrase(const std::vector<int32_t>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks);
+  return (ranks.size() == 1 ? "rank " : "ranks ") + format_rank_ranges(ranks);
 }
 
 // The ranks of [0, world_size) with no start frame, as "rank 5" or "ranks 2-3,7-99999":

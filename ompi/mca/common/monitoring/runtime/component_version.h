@@ -9,7 +9,11 @@
 // (pml_monitoring_enable, coll_monitoring_messages_count, ...): MPIMON_VARIABLES_NAME.
 #pragma once
 
+// The name of our components in every framework. Plugins get it from CMake
+// (mpimon_add_plugin's COMPONENT, default mpimon); the engine library uses this default.
+#ifndef MPIMON_COMPONENT_NAME
 #define MPIMON_COMPONENT_NAME "mpimon"
+#endif
 #define MPIMON_VARIABLES_NAME "monitoring"
 
 #define MPIMON_COMPONENT_VERSION(type_version, open, close, register_params) \

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyses/communicator_classes.h"
+#include "analyses/mpi_io/file_registry.h"
 #include "analyses/nbc_overlap.h"
 #include "engine/engine.h"
 #include "formats/prof_format.h"
@@ -20,7 +21,8 @@ namespace mpimon {
 enum class DumpTarget { none = 0, standard_output = 1, standard_error = 2, file = 3 };
 
 struct Settings {
-  int enable_level = 0;  // 0 off, 1 all p2p in one category, >= 2 internal kept apart
+  int enable_level = 0;    // 0 off, 1 all p2p in one category, >= 2 internal kept apart
+  bool io_enabled = true;  // io_monitoring_enable (registered when Open MPI opens the io framework)
   DumpTarget dump_target = DumpTarget::none;
   std::string dump_prefix;           // pml_monitoring_filename
   std::string job_file;              // pml_monitoring_job_file: the one file per job ("" = none)
@@ -40,6 +42,7 @@ class Runtime {
   Settings settings;
   CommunicatorRegistry communicators;  // the COLL layer's per-communicator class totals
   NbcTracker nbc;                      // pending nonblocking collectives (COLL and PML layers)
+  mpi_io::FileRegistry files;          // the MPI-IO records (io layer; the PML layer's shuffle)
 
   // A layer that records registers how to switch its recording off and on again (used
   // while our own dump traffic runs, so it is never counted).

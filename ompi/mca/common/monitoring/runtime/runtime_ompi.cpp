@@ -10,6 +10,7 @@
 #include "runtime/deployment_check_ompi.h"
 #include "runtime/mca_values.h"
 #include "runtime/ompi_glue.h"
+#include "runtime/program_name.h"
 
 #include <mpi.h>
 #include "formats/prof_format.h"
@@ -182,6 +183,7 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
       content.job_header.end_time = iso8601_utc(static_cast<long long>(std::time(nullptr)));
     }
     content.job_body = format_job_records(world_rank_, records) + layers.job_annotations;
+    if (world_rank_ == 0) content.job_body += format_job_program(program_name());
   }
   write_end_of_job_files(comm, settings, world_rank_, content);
   ompi_comm_free(&comm);
