@@ -14,6 +14,7 @@
 #include <ompi/mca/topo/base/base.h>
 
 #include "mpimon_reorder_topo.h"
+#include "runtime/component_version.h"  // MPIMON_VARIABLES_NAME
 
 extern "C" mca_topo_base_component_2_2_0_t MPIMON_COMPONENT_SYMBOL;
 
