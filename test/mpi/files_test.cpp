@@ -216,9 +216,15 @@ TEST(KilledRank, RankZeroKilledInTheJobFileLeavesNothingAndTheNextRunWrites4Rank
 
 TEST(SharedTemporary, RanksOfRankZerosHostOpenItUnnamedOthersByAHiddenName4Ranks) {
   const SeriesOff series_off;
+  // TCP between the ranks (each rank in its own pid namespace below: no shared memory),
+  // over the loopback interface: Open MPI 5.0.7 pairs no process over this machine's eth0
+  // (MPI_Init: "all MPI processes be able to reach each other"), 4.1.4 does; lo works on both.
   const std::vector<std::string> arguments = {"--mca",
                                               "btl",
                                               "tcp,self",
+                                              "--mca",
+                                              "btl_tcp_if_include",
+                                              "lo",
                                               "--mca",
                                               "pml_monitoring_enable",
                                               "2",

@@ -224,12 +224,6 @@ TEST(ToolsInputs, OneSidedGetsReadFromTheTargetToTheOrigin4Ranks) {
             std::string::npos);
 }
 
-// Open MPI's own profile tools: Debian 12's openmpi-bin (4.1) installs them, Debian 13's (5.0) does not.
-#define MPIMON_SKIP_WITHOUT(tool)                                                   \
-  if (!fs::exists(tool))                                                            \
-  GTEST_SKIP() << "Open MPI " MPIMON_OMPI_VERSION " as installed here has no " tool \
-                  " (Debian 13's openmpi-bin ships none of Open MPI's profile tools; Debian 12's does)"
-
 TEST(ToolsInputs, AggregateProfilesArgumentFormSumsThePhases4Ranks) {
   MPIMON_SKIP_WITHOUT("/usr/bin/aggregate_profile");
   const fs::path folder = new_test_folder();

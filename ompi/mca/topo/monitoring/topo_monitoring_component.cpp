@@ -34,7 +34,7 @@ __attribute__((visibility("default"))) mca_topo_base_component_2_2_0_t MPIMON_CO
                                                     MCA_TOPO_BASE_VERSION_2_2_0),
     .topoc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .topoc_init_query = init_query,
-    .topoc_comm_query = comm_query,
+    MPIMON_TOPO_COMPONENT_QUERY(comm_query),
 };
 }
 

@@ -35,6 +35,12 @@ extern "C" {
 #define MPIMON_COLL_COMPONENT_TYPE mca_coll_base_component_2_0_0_t
 #define MPIMON_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_0_0
 #define MPIMON_OSC_BASE_VERSION OMPI_OSC_BASE_VERSION_3_0_0
+// topo's component query: 4.1 calls it topoc_comm_query(comm, priority, type). `name`
+// has that signature; the lambda adapts it to the series' member.
+#define MPIMON_TOPO_COMPONENT_QUERY(name)                                                 \
+  .topoc_comm_query = [](const ompi_communicator_t* comm, int* priority, uint32_t type) { \
+    return name(comm, priority, type);                                                    \
+  }
 
 namespace mpimon::ompi_series {
 

@@ -42,6 +42,13 @@ inline int opal_hash_table_get_value_ptr(opal_hash_table_t* table, const void* k
 #define MPIMON_COLL_COMPONENT_TYPE mca_coll_base_component_2_4_0_t
 #define MPIMON_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
 #define MPIMON_OSC_BASE_VERSION OMPI_OSC_BASE_VERSION_3_0_0
+// topo's component query: 5.0 calls it topoc_query and adds the new communicator's group
+// (for MPI_Comm_create_from_group); `name` has 4.1's signature (comm, priority, type),
+// the lambda adapts it.
+#define MPIMON_TOPO_COMPONENT_QUERY(name)                                                                 \
+  .topoc_query = [](const ompi_communicator_t* comm, const ompi_group_t*, int* priority, uint32_t type) { \
+    return name(comm, priority, type);                                                                    \
+  }
 
 namespace mpimon::ompi_series {
 
