@@ -25,7 +25,7 @@ elseif(MPIMON_OMPI_MAJOR GREATER_EQUAL 6 OR OMPI_VERSION MATCHES "^5\\.[1-9]")
     "Open MPI 6 (main) needs: coll API 3.0.0 (size_t counts, modules install their own functions in "
     "coll_module_enable), osc API 4.0.0, MCA_BASE_COMPONENT_INIT for static builds, and our MPI_T events "
     "registered through Open MPI's own mca_base_event framework (libmpi has MPI_T_event_* there). "
-    "docs/open-mpi-5.md, section \"Open MPI 6\", lists it.")
+    "docs/open-mpi-5.md, section \"Open MPI 6.0 / main\", lists it.")
 else()
   message(FATAL_ERROR
     "mpimon needs the development headers of Open MPI 4.1.x (Debian 12's libopenmpi-dev) or 5.0.x "
@@ -33,6 +33,31 @@ else()
     "use differ in other releases, and Open MPI's loader does not check them.")
 endif()
 message(STATUS "Open MPI ${OMPI_VERSION}: mpimon's adapters for the ${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR} series")
+
+# Our events library (opal/mca/mpit_events) defines the MPI_T_event_* functions itself: an
+# Open MPI whose mpi.h declares them, or whose libmpi exports them (main/6.0, or a 4.1/5.0
+# with the events backported), would get a second definition of each. Refuse rather than
+# build clashing symbols (docs/open-mpi-5.md, "Open MPI 6.0 / main").
+include(CheckSymbolExists)
+include(CheckFunctionExists)
+include(CMakePushCheckState)
+cmake_push_check_state(RESET)
+set(CMAKE_REQUIRED_INCLUDES ${OMPI_INCLUDE_DIRS})
+set(CMAKE_REQUIRED_LIBRARIES ${OMPI_LINK_LIBRARIES})
+set(CMAKE_REQUIRED_QUIET ON)
+check_symbol_exists(MPI_T_event_register_callback "mpi.h" MPIMON_OMPI_DECLARES_MPIT_EVENTS)
+check_function_exists(MPI_T_event_register_callback MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
+cmake_pop_check_state()
+if(MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
+  set(MPIMON_OMPI_HAS_MPIT_EVENTS ON)
+  message(FATAL_ERROR
+    "Open MPI ${OMPI_VERSION} has MPI_T events of its own (mpi.h declares MPI_T_event_register_callback: "
+    "${MPIMON_OMPI_DECLARES_MPIT_EVENTS}; libmpi exports it: ${MPIMON_OMPI_EXPORTS_MPIT_EVENTS}). mpimon's "
+    "events library defines the same MPI_T_event_* functions and would clash with libmpi's; on such an Open MPI "
+    "our events must be registered through its mca_base_event framework instead, which is designed but not "
+    "built yet: docs/open-mpi-5.md, section \"Open MPI 6.0 / main\".")
+endif()
+set(MPIMON_OMPI_HAS_MPIT_EVENTS OFF)
 
 # ompi-c.pc only names -lmpi; the plugins also call into libopen-pal.
 find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)

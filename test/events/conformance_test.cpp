@@ -13,6 +13,7 @@
 #include "communication_events.h"
 #include "events_not_initialized.h"
 #include "events_test_support.h"
+#include "ompi_lifecycle_events.h"
 
 using namespace events_test;
 
@@ -97,6 +98,63 @@ TEST(Catalogue, ElevenTypesAndFourSourcesVisibleRightAfterInit) {
     }
   }
   EXPECT_EQ((std::set<std::string>{"mpimon_pml", "mpimon_coll", "mpimon_osc", "mpimon_io"}), sources);
+}
+
+// Open MPI main's lifecycle types (ompi_lifecycle_events.h) as main registers them
+// (main: ompi/runtime/ompi_mpit_register_events.c): full names, source "ompi" (ORDERED),
+// unbound, verbosity, element datatypes and displacements; and only the four we raise.
+TEST(Catalogue, OpenMpiMainsLifecycleTypesHaveMainsNamesAndLayouts) {
+  struct Main {
+    const char* name;
+    int verbosity;
+    std::vector<MPI_Datatype> types;
+    std::vector<MPI_Aint> displacements;
+  };
+  const Main expected[] = {
+      {"ompi.mpi.communicator_created", MPI_T_VERBOSITY_USER_DETAIL, {MPI_INT32_T, MPI_UINT64_T}, {0, 8}},
+      {"ompi.mpi.communicator_freed", MPI_T_VERBOSITY_USER_DETAIL, {MPI_UINT64_T}, {0}},
+      {"ompi.mpi.win_created",
+       MPI_T_VERBOSITY_TUNER_BASIC,
+       {MPI_INT64_T, MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T},
+       {0, 8, 12, 16}},
+      {"ompi.mpi.win_freed", MPI_T_VERBOSITY_TUNER_BASIC, {MPI_INT32_T, MPI_UINT64_T}, {0, 8}},
+  };
+  int ompi_source = -1, n_sources = 0;
+  ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_num(&n_sources));
+  for (int i = 0; i < n_sources; ++i) {
+    char name[64];
+    int len = sizeof name;
+    MPI_T_source_order order;
+    ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_info(i, name, &len, nullptr, nullptr, &order, nullptr, nullptr, nullptr));
+    if (std::string(name) == MPIMON_OMPI_SOURCE) {
+      ompi_source = i;
+      EXPECT_EQ(MPI_T_SOURCE_ORDERED, order);
+    }
+  }
+  ASSERT_GE(ompi_source, 0);
+  for (const Main& e : expected) {
+    int index = -1;
+    ASSERT_EQ(MPI_SUCCESS, MPI_T_event_get_index(e.name, &index)) << e.name;
+    MPI_Datatype types[8];
+    MPI_Aint displacements[8];
+    int n = 8, bind = -1, verbosity = -1;
+    ASSERT_EQ(MPI_SUCCESS, MPI_T_event_get_info(index, nullptr, nullptr, &verbosity, types, displacements, &n, nullptr,
+                                                nullptr, nullptr, nullptr, &bind));
+    EXPECT_EQ(MPI_T_BIND_NO_OBJECT, bind) << e.name;
+    EXPECT_EQ(e.verbosity, verbosity) << e.name;
+    ASSERT_EQ(static_cast<int>(e.types.size()), n) << e.name;
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(e.types[i], types[i]) << e.name << " element " << i;
+      EXPECT_EQ(e.displacements[i], displacements[i]) << e.name << " element " << i;
+    }
+  }
+  // main's other types are not registered: nobody here would raise them.
+  int index;
+  for (const char* never : {"ompi.mpi.initialization", "ompi.mpi.finalization", "ompi.mpi.communicator_name_set",
+                            "ompi.mpi.errhandler_invoked", "ompi.mca.memory.patcher.released"})
+    EXPECT_EQ(MPI_T_ERR_INVALID_NAME, MPI_T_event_get_index(never, &index)) << never;
+  EXPECT_EQ(sizeof(mpimon_ompi_win_created_event), 24u);
+  EXPECT_EQ(sizeof(mpimon_ompi_comm_created_event), 16u);
 }
 
 TEST(Catalogue, PmlTypeDescribesItsPayload) {

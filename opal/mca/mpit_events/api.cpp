@@ -12,6 +12,7 @@
 
 #include "communication_events.h"
 #include "events_internal.h"
+#include "ompi_lifecycle_events.h"
 
 using namespace mpimon::events;
 
@@ -33,6 +34,7 @@ bool valid_level(int cb_safety) { return cb_safety >= MPI_T_CB_REQUIRE_NONE && c
 // initialisation order issue).
 [[maybe_unused]] const bool catalogue_registered = [] {
   mpimon_register_communication_events();
+  mpimon_register_ompi_lifecycle_events();
   return true;
 }();
 

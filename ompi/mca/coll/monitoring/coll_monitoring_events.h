@@ -13,6 +13,7 @@
 #include "communication_events.h"
 #include "live/listening_flag.h"
 #include "mpit_events_producer.h"
+#include "ompi_lifecycle_events.h"
 
 namespace mpimon::coll {
 
@@ -40,5 +41,13 @@ void raise_end(ompi_communicator_t* comm, const mpimon_coll_event& event, MPI_T_
 // A nonblocking collective's end event, from its request's completion callback (inside
 // progress: callbacks must not call MPI); coll_monitoring_nbc.cpp arms that callback.
 void raise_end_in_progress(ompi_communicator_t* comm, const mpimon_coll_event& event);
+
+// Open MPI main's communicator lifecycle events (ompi_lifecycle_events.h), at our module's
+// enable (the communicator's collective selection, where main raises "created") and first
+// disable (the communicator's release). Not for MPI_COMM_WORLD and MPI_COMM_SELF (main
+// raises neither for them), nor once MPI_Finalize has started (our end-of-job files'
+// communicator, communicators released there).
+void raise_communicator_created(ompi_communicator_t* comm);
+void raise_communicator_freed(ompi_communicator_t* comm);
 
 }  // namespace mpimon::coll

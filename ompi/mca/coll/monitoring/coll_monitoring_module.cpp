@@ -398,8 +398,11 @@ int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   save_previous(m, comm);
   m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm),
                                                       mpimon::ompi_series::local_context_id(comm));
-  std::lock_guard lock(modules_mutex);
-  modules_by_comm[comm] = m;
+  {
+    std::lock_guard lock(modules_mutex);
+    modules_by_comm[comm] = m;
+  }
+  raise_communicator_created(comm);
   return OMPI_SUCCESS;
 }
 
@@ -419,6 +422,7 @@ int module_disable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
     Runtime::instance().communicators.close(m->classes, comm->c_name, Runtime::instance().world_rank());
   }
   m->classes = nullptr;
+  raise_communicator_freed(comm);
   // Event registrations bound to this communicator end here (a later communicator at the
   // same address does not inherit them).
   mpimon_events_object_freed(MPI_T_BIND_MPI_COMM, comm);

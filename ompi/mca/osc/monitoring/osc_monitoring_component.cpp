@@ -28,6 +28,7 @@
 #include "analyses/window_sync.h"
 #include "live/pvars.h"
 #include "mpit_events_producer.h"
+#include "osc_monitoring_events.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 #include "wait_states/shadow_setup.h"
@@ -340,6 +341,7 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
     return OMPI_SUCCESS;
   }
   if (!mpimon::osc::wrap_window(win, comm)) mpimon::warn("window left unmonitored: no memory for its state");
+  mpimon::osc::raise_window_created(win, size, disp_unit, flavor);
   if (Runtime::instance().settings.verbose)
     mpimon::warn("rank " + std::to_string(Runtime::instance().world_rank()) + ": window created by osc component " +
                  best->osc_version.mca_component_name + " (priority " + std::to_string(best_priority) + "), monitored");

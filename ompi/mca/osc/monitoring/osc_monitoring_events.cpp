@@ -12,6 +12,8 @@ EventFlags osc_event_flags{};
 namespace {
 
 int op_index = -1, begin_index = -1, end_index = -1, wait_index = -1;
+int created_index = -1, freed_index = -1;
+unsigned char lifecycle_flags[2] = {};  // created, freed (not on any hot path)
 MPI_T_cb_safety context = MPI_T_CB_REQUIRE_NONE;
 
 void raise(int index, const ompi_win_t* win, const void* payload) {
@@ -31,6 +33,10 @@ void start_events(bool threaded) {
   if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync.flag[1]);
   wait_index = mpimon_events_find_type(MPIMON_EVENT_OSC_WAIT_STATE);
   if (wait_index >= 0) mpimon_events_watch(wait_index, &osc_event_flags.wait);
+  created_index = mpimon_events_find_type(MPIMON_EVENT_OMPI_WIN_CREATED);
+  freed_index = mpimon_events_find_type(MPIMON_EVENT_OMPI_WIN_FREED);
+  if (created_index >= 0) mpimon_events_watch(created_index, &lifecycle_flags[0]);
+  if (freed_index >= 0) mpimon_events_watch(freed_index, &lifecycle_flags[1]);
 }
 
 bool tools_may_listen() { return ompi_mpit_init_count != 0 || sync_events_listened(); }
@@ -62,6 +68,19 @@ void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_
   if (!listening(osc_event_flags.wait)) return;
   const mpimon_osc_wait_event e{win->w_f_to_c_index, pattern, waiter, culprit, seconds};
   raise(wait_index, win, &e);
+}
+
+void raise_window_created(const ompi_win_t* win, size_t size, int disp_unit, int flavor) {
+  if (!listening(lifecycle_flags[0])) return;
+  const mpimon_ompi_win_created_event e{static_cast<int64_t>(size), disp_unit, flavor,
+                                        reinterpret_cast<uintptr_t>(win)};
+  raise(created_index, win, &e);
+}
+
+void raise_window_freed(const ompi_win_t* win, int flavor) {
+  if (!listening(lifecycle_flags[1])) return;
+  const mpimon_ompi_win_freed_event e{flavor, 0, reinterpret_cast<uintptr_t>(win)};
+  raise(freed_index, win, &e);
 }
 
 }  // namespace mpimon::osc

@@ -12,6 +12,7 @@
 #include "communication_events.h"
 #include "live/listening_flag.h"
 #include "mpit_events_producer.h"
+#include "ompi_lifecycle_events.h"
 
 namespace mpimon::osc {
 
@@ -43,5 +44,10 @@ void raise_sync_begin(const ompi_win_t* win, int kind, int target);
 void raise_sync_end(const ompi_win_t* win, int kind, int target, int result);
 // A detected wait state (wait_states/): raised only while a tool listens.
 void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_t culprit, double seconds);
+
+// Open MPI main's window lifecycle events (ompi_lifecycle_events.h): after the real
+// component created the window (our select), after its free succeeded (our free).
+void raise_window_created(const ompi_win_t* win, size_t size, int disp_unit, int flavor);
+void raise_window_freed(const ompi_win_t* win, int flavor);
 
 }  // namespace mpimon::osc

@@ -106,8 +106,10 @@ int Wrappers<threaded, tsc, timing, waits>::free(ompi_win_t* win) {
     s->tracker.reset();
     wait_states::registry().close(s->sync_id, name);
   }
+  const int flavor = win->w_flavor;
   const int rc = s->original.osc_free(win);  // the module is gone after this
   if (rc == OMPI_SUCCESS) {
+    raise_window_freed(win, flavor);
     window_sync().close(s->sync_id, name);
     windows->remove(s);
     mpimon_events_object_freed(MPI_T_BIND_MPI_WIN, win);  // its event registrations end here

@@ -111,6 +111,9 @@ class Runtime {
   // The end-of-job dump (runs at the start of MPI_Finalize, collectively): one snapshot
   // feeds the per-rank .prof output and the job file.
   void finalize_dump();
+  // Whether MPI_Finalize has started (finalize_dump ran): objects made or released from
+  // then on are ours or Open MPI's teardown, not the application's.
+  bool finalize_started() const { return dumped_; }
 
  private:
   Runtime() = default;
