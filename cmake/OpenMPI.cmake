@@ -50,9 +50,17 @@ check_function_exists(MPI_T_event_register_callback MPIMON_OMPI_EXPORTS_MPIT_EVE
 cmake_pop_check_state()
 if(MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
   set(MPIMON_OMPI_HAS_MPIT_EVENTS ON)
+  set(_declared no)
+  set(_exported no)
+  if(MPIMON_OMPI_DECLARES_MPIT_EVENTS)
+    set(_declared yes)
+  endif()
+  if(MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
+    set(_exported yes)
+  endif()
   message(FATAL_ERROR
     "Open MPI ${OMPI_VERSION} has MPI_T events of its own (mpi.h declares MPI_T_event_register_callback: "
-    "${MPIMON_OMPI_DECLARES_MPIT_EVENTS}; libmpi exports it: ${MPIMON_OMPI_EXPORTS_MPIT_EVENTS}). mpimon's "
+    "${_declared}; its libraries export it: ${_exported}). mpimon's "
     "events library defines the same MPI_T_event_* functions and would clash with libmpi's; on such an Open MPI "
     "our events must be registered through its mca_base_event framework instead, which is designed but not "
     "built yet: docs/open-mpi-5.md, section \"Open MPI 6.0 / main\".")
