@@ -102,7 +102,7 @@ TEST(Catalogue, ElevenTypesAndFourSourcesVisibleRightAfterInit) {
 
 // Open MPI main's lifecycle types (ompi_lifecycle_events.h) as main registers them
 // (main: ompi/runtime/ompi_mpit_register_events.c): full names, source "ompi" (ORDERED),
-// unbound, verbosity, element datatypes and displacements; and only the four we raise.
+// unbound, verbosity, element datatypes and displacements; and only the six we raise.
 TEST(Catalogue, OpenMpiMainsLifecycleTypesHaveMainsNamesAndLayouts) {
   struct Main {
     const char* name;
@@ -111,6 +111,11 @@ TEST(Catalogue, OpenMpiMainsLifecycleTypesHaveMainsNamesAndLayouts) {
     std::vector<MPI_Aint> displacements;
   };
   const Main expected[] = {
+      {"ompi.mpi.initialization",
+       MPI_T_VERBOSITY_USER_DETAIL,
+       {MPI_INT32_T, MPI_INT32_T, MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T},
+       {0, 4, 8, 12, 16}},
+      {"ompi.mpi.finalization", MPI_T_VERBOSITY_USER_DETAIL, {MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T}, {0, 4, 8}},
       {"ompi.mpi.communicator_created", MPI_T_VERBOSITY_USER_DETAIL, {MPI_INT32_T, MPI_UINT64_T}, {0, 8}},
       {"ompi.mpi.communicator_freed", MPI_T_VERBOSITY_USER_DETAIL, {MPI_UINT64_T}, {0}},
       {"ompi.mpi.win_created",
@@ -150,11 +155,12 @@ TEST(Catalogue, OpenMpiMainsLifecycleTypesHaveMainsNamesAndLayouts) {
   }
   // main's other types are not registered: nobody here would raise them.
   int index;
-  for (const char* never : {"ompi.mpi.initialization", "ompi.mpi.finalization", "ompi.mpi.communicator_name_set",
-                            "ompi.mpi.errhandler_invoked", "ompi.mca.memory.patcher.released"})
+  for (const char* never :
+       {"ompi.mpi.communicator_name_set", "ompi.mpi.errhandler_invoked", "ompi.mca.memory.patcher.released"})
     EXPECT_EQ(MPI_T_ERR_INVALID_NAME, MPI_T_event_get_index(never, &index)) << never;
   EXPECT_EQ(sizeof(mpimon_ompi_win_created_event), 24u);
   EXPECT_EQ(sizeof(mpimon_ompi_comm_created_event), 16u);
+  EXPECT_EQ(sizeof(mpimon_ompi_initialization_event), 24u);
 }
 
 TEST(Catalogue, PmlTypeDescribesItsPayload) {

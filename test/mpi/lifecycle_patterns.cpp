@@ -5,14 +5,15 @@
 //   MPI_Comm_split into halves, a split where only rank 0 takes part, MPI_Comm_dup of a
 //   half; MPI_Win_create (64 B, disp 8), MPI_Win_allocate (128 B, disp 1),
 //   MPI_Win_create_dynamic; every window and communicator freed.
-// Expected: one ompi.mpi.communicator_created per communicator this rank is a member of
-// (none for MPI_COMM_WORLD/SELF, none where the split left it out), with its size and
-// handle, and one ompi.mpi.communicator_freed with the same handle; one
-// ompi.mpi.win_created per window with size, disp_unit, flavor and handle, one
-// ompi.mpi.win_freed with flavor and handle; communicators the one-sided component makes
-// for itself inside MPI_Win_* appear too, created and freed in pairs (main raises those as
-// well); nothing during MPI_Finalize. Prints "rank <r>: OK lifecycle" or FAILED [...] and
-// one "COUNTS comm_created=<n> comm_freed=<n> win_created=<n> win_freed=<n>" line.
+// Expected: one ompi.mpi.initialization in MPI_Init (world model 0, the thread level
+// provided, world rank and size, an instance token) and one ompi.mpi.finalization in
+// MPI_Finalize (model, rank, the same token); one ompi.mpi.communicator_created per communicator this rank is a member
+// of (none for MPI_COMM_WORLD/SELF, none where the split left it out), with its size and handle, and one
+// ompi.mpi.communicator_freed with the same handle; one ompi.mpi.win_created per window with size, disp_unit, flavor
+// and handle, one ompi.mpi.win_freed with flavor and handle; communicators the one-sided component makes for itself
+// inside MPI_Win_* appear too, created and freed in pairs (main raises those as well); nothing else during
+// MPI_Finalize. Prints "rank <r>: OK lifecycle" or FAILED [...] and one "COUNTS comm_created=<n> comm_freed=<n>
+// win_created=<n> win_freed=<n>" line.
 #include <mpi.h>
 
 #include <cstdint>
@@ -38,6 +39,9 @@ struct Expected {
   std::vector<MPI_Datatype> types;
   std::vector<MPI_Aint> displacements;
 };
+const Expected kInit{
+    "ompi.mpi.initialization", {MPI_INT32_T, MPI_INT32_T, MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T}, {0, 4, 8, 12, 16}};
+const Expected kFinal{"ompi.mpi.finalization", {MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T}, {0, 4, 8}};
 const Expected kComm{"ompi.mpi.communicator_created", {MPI_INT32_T, MPI_UINT64_T}, {0, 8}};
 const Expected kCommFreed{"ompi.mpi.communicator_freed", {MPI_UINT64_T}, {0}};
 const Expected kWin{"ompi.mpi.win_created", {MPI_INT64_T, MPI_INT32_T, MPI_INT32_T, MPI_UINT64_T}, {0, 8, 12, 16}};
@@ -45,7 +49,7 @@ const Expected kWinFreed{"ompi.mpi.win_freed", {MPI_INT32_T, MPI_UINT64_T}, {0, 
 
 struct Instance {
   std::string type;
-  int64_t values[4] = {};  // the elements in order, widened
+  int64_t values[5] = {};  // the elements in order, widened
   int source = -1;
 };
 std::mutex mutex;
@@ -130,10 +134,20 @@ uint64_t handle(MPI_Win win) { return reinterpret_cast<uintptr_t>(win); }
 int main(int argc, char** argv) {
   int provided;
   MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-  for (const Expected* e : {&kComm, &kCommFreed, &kWin, &kWinFreed}) subscribe(*e);
+  for (const Expected* e : {&kInit, &kFinal, &kComm, &kCommFreed, &kWin, &kWinFreed}) subscribe(*e);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int thread_level = -1;
+  MPI_Query_thread(&thread_level);
+  const auto init = take(kInit.name);
+  check(init.size() == 1, "initialization events " + std::to_string(init.size()));
+  if (init.size() == 1)
+    check(init[0].values[0] == 0 && init[0].values[1] == thread_level && init[0].values[2] == rank &&
+              init[0].values[3] == size && init[0].values[4] != 0,
+          "initialization model " + std::to_string(init[0].values[0]) + " thread level " +
+              std::to_string(init[0].values[1]) + " rank " + std::to_string(init[0].values[2]) + " size " +
+              std::to_string(init[0].values[3]));
   check(take(kComm.name).empty(), "communicators created in MPI_Init (MPI_COMM_WORLD/SELF)");
 
   // Communicators.
@@ -207,14 +221,19 @@ int main(int argc, char** argv) {
 
   const int my_rank = rank;
   MPI_Finalize();
+  const auto final = take(kFinal.name);
+  check(final.size() == 1, "finalization events " + std::to_string(final.size()));
+  if (final.size() == 1 && init.size() == 1)
+    check(final[0].values[0] == 0 && final[0].values[1] == my_rank && final[0].values[2] == init[0].values[4],
+          "finalization elements");
   {
     std::lock_guard lock(mutex);
-    check(received.empty(), std::to_string(received.size()) + " events during MPI_Finalize");
+    check(received.empty(), std::to_string(received.size()) + " other events during MPI_Finalize");
   }
   // No MPI_T_finalize: after MPI_Finalize it crashes Open MPI 4.1 (in btl/tcp's close), and
   // before it our callbacks could not watch MPI_Finalize.
-  std::printf("COUNTS rank %d comm_created=%d comm_freed=%d win_created=%zu win_freed=%zu\n", my_rank, comm_created,
-              comm_freed, wins.size(), wins_freed.size());
+  std::printf("COUNTS rank %d init=%zu final=%zu comm_created=%d comm_freed=%d win_created=%zu win_freed=%zu\n",
+              my_rank, init.size(), final.size(), comm_created, comm_freed, wins.size(), wins_freed.size());
   std::printf("rank %d: %s lifecycle%s\n", my_rank, scenario::failures.empty() ? "OK" : "FAILED",
               scenario::failures.c_str());
   return 0;

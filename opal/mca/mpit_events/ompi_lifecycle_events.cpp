@@ -1,5 +1,5 @@
 // Registers Open MPI main's lifecycle event types we raise (ompi_lifecycle_events.h): the
-// source "ompi" and four types, with main's names, bindings, verbosities and element
+// source "ompi" and six types, with main's names, bindings, verbosities and element
 // layouts (main: ompi/runtime/ompi_mpit_register_events.c). Element names are those of
 // main's specification (specs/mpi-t-events/spec.md, section 7); main itself gives no
 // element enum, ours names them as for our other events.
@@ -34,6 +34,18 @@ void register_all() {
                                 "Open MPI main's lifecycle events (communicators, windows), raised by mpimon's layers",
                                 MPI_T_SOURCE_ORDERED, &ompi);
 
+  static const mpimon_event_element initialization[] = {
+      {"model", MPI_INT32_T, offsetof(mpimon_ompi_initialization_event, model)},
+      {"thread_level", MPI_INT32_T, offsetof(mpimon_ompi_initialization_event, thread_level)},
+      {"world_rank", MPI_INT32_T, offsetof(mpimon_ompi_initialization_event, world_rank)},
+      {"world_size", MPI_INT32_T, offsetof(mpimon_ompi_initialization_event, world_size)},
+      {"instance_id", MPI_UINT64_T, offsetof(mpimon_ompi_initialization_event, instance_id)},
+  };
+  static const mpimon_event_element finalization[] = {
+      {"model", MPI_INT32_T, offsetof(mpimon_ompi_finalization_event, model)},
+      {"world_rank", MPI_INT32_T, offsetof(mpimon_ompi_finalization_event, world_rank)},
+      {"instance_id", MPI_UINT64_T, offsetof(mpimon_ompi_finalization_event, instance_id)},
+  };
   static const mpimon_event_element comm_created[] = {
       {"size", MPI_INT32_T, offsetof(mpimon_ompi_comm_created_event, size)},
       {"handle", MPI_UINT64_T, offsetof(mpimon_ompi_comm_created_event, handle)},
@@ -51,8 +63,12 @@ void register_all() {
       {"flavor", MPI_INT32_T, offsetof(mpimon_ompi_win_freed_event, flavor)},
       {"handle", MPI_UINT64_T, offsetof(mpimon_ompi_win_freed_event, handle)},
   };
-  // main's verbosities: OPAL_INFO_LVL_2 (user detail) for communicators, _4 (tuner basic)
-  // for windows.
+  // main's verbosities: OPAL_INFO_LVL_2 (user detail) for MPI_Init/MPI_Finalize and
+  // communicators, _4 (tuner basic) for windows.
+  lifecycle_type(MPIMON_EVENT_OMPI_INITIALIZATION, "MPI was initialized (the end of MPI_Init)",
+                 MPI_T_VERBOSITY_USER_DETAIL, ompi, initialization, sizeof(mpimon_ompi_initialization_event));
+  lifecycle_type(MPIMON_EVENT_OMPI_FINALIZATION, "MPI is being finalized (the start of MPI_Finalize)",
+                 MPI_T_VERBOSITY_USER_DETAIL, ompi, finalization, sizeof(mpimon_ompi_finalization_event));
   lifecycle_type(MPIMON_EVENT_OMPI_COMM_CREATED, "a communicator was created (this process is a member)",
                  MPI_T_VERBOSITY_USER_DETAIL, ompi, comm_created, sizeof(mpimon_ompi_comm_created_event));
   lifecycle_type(MPIMON_EVENT_OMPI_COMM_FREED, "a communicator was freed", MPI_T_VERBOSITY_USER_DETAIL, ompi,

@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include "formats/prof_format.h"
 #include "runtime/end_of_job_files_ompi.h"
+#include "runtime/lifecycle_events_ompi.h"
 
 #include <ompi/mca/hook/base/base.h>
 
@@ -76,14 +77,16 @@ void Runtime::remove_private_communicator(uint32_t context_id) {
 
 namespace {
 
-void on_mpi_init_bottom(int, char**, int, int*) {
+void on_mpi_init_bottom(int, char**, int, int* provided) {
   Runtime::instance().init_bottom();
   Runtime::instance().notify_started();
+  raise_initialization(provided != nullptr ? *provided : MPI_THREAD_SINGLE, Runtime::instance().engine.threaded());
 }
 void on_mpi_finalize_top() {
   // A safe point for MPI_T event callbacks of any safety level: instances still queued
   // are delivered before the end-of-job dump pauses our layers.
   mpimon_events_drain(MPI_T_CB_REQUIRE_NONE);
+  raise_finalization(Runtime::instance().engine.threaded());
   Runtime::instance().finalize_dump();
 }
 
@@ -107,6 +110,7 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
           publish_components_tag(components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
       !problem.empty())
     warn("rank " + std::to_string(world_rank) + ": " + problem);
+  watch_lifecycle_events();
   if (ompi_hook_base_register_callbacks(&hooks) != OMPI_SUCCESS) {
     error = "cannot register the MPI_Init/MPI_Finalize hooks: no end-of-job dump";
     return false;
