@@ -169,6 +169,33 @@ TEST(EventLogger, WindowsOfEveryFlavorAreFollowed4Ranks) {
   }
 }
 
+// Open MPI main's lifecycle events (docs/open-mpi-5.md, "Open MPI 6.0 / main") are logged by
+// name with their elements: MPI_Init's, and a window of each of the four flavors created and
+// freed (MPI_WIN_FLAVOR_CREATE 1, ALLOCATE 2, DYNAMIC 3, SHARED 4).
+TEST(EventLogger, OpenMpiMainsLifecycleEventsAreLogged4Ranks) {
+  const JobResult job =
+      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel",
+                                                                     "MEL_EVENTS=ompi.mpi.initialization "
+                                                                     "ompi.mpi.win_created ompi.mpi.win_freed"}),
+                                                   monitoring_arguments(2)),
+                                  {kOscPatterns, "flavors"}));
+  expect_every_rank_ok(job, 4, "flavors");
+  for (int r = 0; r < 4; ++r) {
+    const std::string log = log_of(job, r);
+    EXPECT_TRUE(std::regex_search(log, std::regex("'ompi.mpi.initialization' model=0 thread_level=[0-3] world_rank=" +
+                                                  std::to_string(r) + " world_size=4 instance_id=[1-9][0-9]*\n")))
+        << "rank " << r << "\n"
+        << log;
+    EXPECT_EQ(count_of(log, "'ompi.mpi.win_created' size="), 4u) << log;
+    EXPECT_EQ(count_of(log, "'ompi.mpi.win_freed' flavor="), 4u) << log;
+    for (int flavor = 1; flavor <= 4; ++flavor)
+      EXPECT_TRUE(std::regex_search(log, std::regex("'ompi.mpi.win_created' size=[0-9]+ disp_unit=[0-9]+ flavor=" +
+                                                    std::to_string(flavor) + " handle=[0-9]+\n")))
+          << "flavor " << flavor << "\n"
+          << log;
+  }
+}
+
 // Communicators the logger's MPI_* wrappers never see are logged too: those Open MPI makes
 // for itself (a window's, which osc/pt2pt sends its traffic on; rdma on 5.0, which has no pt2pt) ...
 TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
