@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -29,6 +30,21 @@ std::string type_name(int index) {
   EXPECT_EQ(MPI_SUCCESS, MPI_T_event_get_info(index, name, &len, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                                               nullptr, nullptr, nullptr));
   return name;
+}
+
+// Every registered source's ordering, by name.
+std::map<std::string, MPI_T_source_order> sources_by_name() {
+  std::map<std::string, MPI_T_source_order> sources;
+  int n = 0;
+  EXPECT_EQ(MPI_SUCCESS, MPI_T_source_get_num(&n));
+  for (int i = 0; i < n; ++i) {
+    char name[64];
+    int len = sizeof name;
+    MPI_T_source_order order;
+    EXPECT_EQ(MPI_SUCCESS, MPI_T_source_get_info(i, name, &len, nullptr, nullptr, &order, nullptr, nullptr, nullptr));
+    sources[name] = order;
+  }
+  return sources;
 }
 
 int num_types() {
@@ -85,16 +101,10 @@ TEST(Catalogue, ElevenTypesAndFourSourcesVisibleRightAfterInit) {
     EXPECT_EQ(name, type_name(index));
   }
   std::set<std::string> sources;
-  int n = 0;
-  ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_num(&n));
-  for (int i = 0; i < n; ++i) {
-    char name[64];
-    int len = sizeof name;
-    MPI_T_source_order order;
-    ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_info(i, name, &len, nullptr, nullptr, &order, nullptr, nullptr, nullptr));
-    if (std::string(name).rfind("mpimon_", 0) == 0) {
+  for (const auto& [name, order] : sources_by_name()) {
+    if (name.rfind("mpimon_", 0) == 0) {
       sources.insert(name);
-      EXPECT_EQ(MPI_T_SOURCE_ORDERED, order);
+      EXPECT_EQ(MPI_T_SOURCE_ORDERED, order) << name;
     }
   }
   EXPECT_EQ((std::set<std::string>{"mpimon_pml", "mpimon_coll", "mpimon_osc", "mpimon_io"}), sources);
@@ -124,19 +134,9 @@ TEST(Catalogue, OpenMpiMainsLifecycleTypesHaveMainsNamesAndLayouts) {
        {0, 8, 12, 16}},
       {"ompi.mpi.win_freed", MPI_T_VERBOSITY_TUNER_BASIC, {MPI_INT32_T, MPI_UINT64_T}, {0, 8}},
   };
-  int ompi_source = -1, n_sources = 0;
-  ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_num(&n_sources));
-  for (int i = 0; i < n_sources; ++i) {
-    char name[64];
-    int len = sizeof name;
-    MPI_T_source_order order;
-    ASSERT_EQ(MPI_SUCCESS, MPI_T_source_get_info(i, name, &len, nullptr, nullptr, &order, nullptr, nullptr, nullptr));
-    if (std::string(name) == MPIMON_OMPI_SOURCE) {
-      ompi_source = i;
-      EXPECT_EQ(MPI_T_SOURCE_ORDERED, order);
-    }
-  }
-  ASSERT_GE(ompi_source, 0);
+  const auto sources = sources_by_name();
+  ASSERT_EQ(1u, sources.count(MPIMON_OMPI_SOURCE));
+  EXPECT_EQ(MPI_T_SOURCE_ORDERED, sources.at(MPIMON_OMPI_SOURCE));
   for (const Main& e : expected) {
     int index = -1;
     ASSERT_EQ(MPI_SUCCESS, MPI_T_event_get_index(e.name, &index)) << e.name;
