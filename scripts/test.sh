@@ -30,7 +30,11 @@ if [[ ${MPIMON_SANITIZER_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   echo "test.sh: sanitizer tests: $((SECONDS - start)) s"
 fi
 
-if [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
+# shellcheck disable=SC1091
+release="$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")"
+if [[ $release == debian:13 ]]; then
+  echo "test.sh: this machine runs Debian 13's Open MPI 5.0 itself: the suite above was the 5.0 suite (no Debian 13 root)"
+elif [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   start=$SECONDS
   status=0
   "$here/scripts/debian13-root.sh" run -- scripts/test-ompi5.sh || status=$?

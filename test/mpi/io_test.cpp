@@ -402,7 +402,9 @@ TEST(IoLayer, ErrorsPassThroughUnchanged) {
     const std::set<std::string> lines = error_lines(ours);
     // Nine outcomes per rank on 4.1.4; 5.0.7's ompio fails more of them itself (the same
     // with and without us, which is what this test is about).
-    if (osc_pt2pt_exists()) EXPECT_EQ(lines.size(), 4u * 9) << ours.output;
+    if (osc_pt2pt_exists()) {
+      EXPECT_EQ(lines.size(), 4u * 9) << ours.output;
+    }
     EXPECT_GE(lines.size(), 4u * 5) << ours.output;
     EXPECT_EQ(lines, error_lines(plain));
     const Dump d = read_dump(ours);

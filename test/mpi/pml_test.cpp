@@ -171,6 +171,26 @@ TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
   EXPECT_GE(external, 4) << "every rank exchanges atoms with neighbours";
 }
 
+// A real application under Open MPI's own component and ours (on 4.1 Debian's plugin, on 5.0
+// the component built into libmpi): LAMMPS' melt example sends no persistent message and no
+// collective through the PML's start, where Open MPI's component is wrong, so every rank's
+// point-to-point section must be the same, byte for byte.
+TEST(PmlDump, LammpsMeltPointToPointEqualsOpenMpisComponent4Ranks) {
+  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  const auto program =
+      concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"});
+  const JobResult distro = run_job(4, program, Components::distro);
+  const JobResult ours = run_job(4, program, Components::ours);
+  expect_success(distro);
+  expect_success(ours);
+  for (int r = 0; r < 4; ++r) {
+    const std::string name = "prof." + std::to_string(r) + ".prof";
+    const std::string section = point_to_point_section(ours.folder / name);
+    EXPECT_NE(section.find("E\t"), std::string::npos) << name << ": no point-to-point line";
+    EXPECT_EQ(section, point_to_point_section(distro.folder / name)) << name;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Bad input: a clear one-line warning, the job runs on, nothing half-written.
 
