@@ -411,8 +411,8 @@ TEST(IoLayer, ErrorsPassThroughUnchanged) {
 // calls say they did, the file-system view shows that nothing reached the file.
 TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
   const std::vector<std::string> program = {"--mca", "mpi_yield_when_idle", "1", kIo, "full"};
-  const auto ours =
-      run_on_full_disk(mpirun_command(4, concat_arguments(monitoring_arguments(2), program), Components::ours));
+  const auto ours = run_on_full_disk(mpirun_command(
+      4, concat_arguments(concat_arguments(monitoring_arguments(2), program), {"pvars"}), Components::ours));
   SKIP_WITHOUT_MOUNT_NAMESPACE(ours);
   const auto plain = run_on_full_disk(mpirun_command(4, program, Components::distro));
   SKIP_WITHOUT_MOUNT_NAMESPACE(plain);
@@ -435,8 +435,24 @@ TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
     EXPECT_EQ(asked_calls(f, rank, Access::write_at), at_ok ? 1u : 0u);
     EXPECT_EQ(asked_bytes(f, rank, Access::write_at), at_ok ? 65536u : 0u);
   }
-  // Failed fbtl operations are not counted: 0 bytes reached the full disk.
+  // Failed fbtl operations are counted apart, never as reached: 0 bytes reached the full
+  // disk. vulcan's one aggregator (rank 0) wrote the collective's 4 x 64 KiB in one
+  // operation, and every rank its own write_at: all of them failed with ENOSPC.
   EXPECT_EQ(fs_bytes_of_all_ranks(f, Direction::write), 0u);
+  for (int rank = 0; rank < 4; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    const mpi_io::RankUse::Fs& w = f.ranks.at(rank).fs[static_cast<int>(Direction::write)];
+    EXPECT_EQ(w.operations, 0u);
+    EXPECT_EQ(w.bytes, 0u);
+    EXPECT_EQ(w.failed_operations, rank == 0 ? 2u : 1u);
+    EXPECT_EQ(w.failed_bytes, rank == 0 ? 4u * 65536 + 65536 : 65536u);
+    EXPECT_EQ(f.ranks.at(rank).fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+    EXPECT_EQ(f.ranks.at(rank).aggregated_calls, rank == 0 ? 1u : 0u);
+    // The performance variables said the same before the close.
+    const std::string pvars = "rank " + std::to_string(rank) + ": fs_failed pvars: 0 0 " +
+                              std::to_string(w.failed_operations) + " " + std::to_string(w.failed_bytes);
+    EXPECT_NE(job.output.find(pvars), std::string::npos) << job.output;
+  }
 }
 
 // io_monitoring_enable 0 (or monitoring off): files get Open MPI's own choice, nothing of

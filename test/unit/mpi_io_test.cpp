@@ -270,6 +270,74 @@ TEST(IoFormat, JobLinesOfTheAggregatorListTheMembersOnce) {
                       id + " 0 1 4096\n");
 }
 
+// A full disk: two failed writes (one error, one short by 100 bytes) and one that worked.
+FileRegistry& full_disk_registry() {
+  static FileRegistry registry;
+  static bool made = [] {
+    FileRecord* r = registry.open(identity("full.dat", {0}, 0));
+    r->set_components("ompio", "");
+    r->add_fs_failure(Direction::write, 65536);
+    r->add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 4096}; });
+    r->add_fs_failure(Direction::write, 100);
+    registry.close(r);
+    return true;
+  }();
+  (void)made;
+  return registry;
+}
+
+TEST(FileRecord, FailedOperationsAreCountedApart) {
+  const FileTotals t = summarize(full_disk_registry()).at(0).totals;
+  const FsTotals& w = t.fs[static_cast<int>(Direction::write)];
+  EXPECT_EQ(w.operations, 1u);
+  EXPECT_EQ(w.entries.bytes, 4096u);
+  EXPECT_EQ(w.entries.messages, 1u);
+  EXPECT_EQ(w.end, 4096u);
+  EXPECT_EQ(w.failed_operations, 2u);
+  EXPECT_EQ(w.failed_bytes, 65636u);
+  EXPECT_EQ(t.fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+  FileTotals twice = t;
+  twice.merge(t);
+  EXPECT_EQ(twice.fs[1].failed_operations, 4u);
+  EXPECT_EQ(twice.fs[1].failed_bytes, 131272u);
+}
+
+TEST(IoFormat, FailedOperationsHaveTheirOwnLines) {
+  const std::string id = identity("full.dat", {0}, 0).identity();
+  const std::string prof = format_prof_files(0, full_disk_registry(), 1e-9);
+  EXPECT_NE(prof.find("\n# IO_FS_FAILED\t0\t" + id + "\twrite\t2 failed ops\t65636 failed bytes\n"), std::string::npos)
+      << prof;
+  const std::string job = format_job_files(0, full_disk_registry(), 1e-9);
+  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 1 1 4096 0 0 4096 13:1\nio_fs_failed 0 " + id + " write 2 65636\n"),
+            std::string::npos)
+      << job;
+}
+
+TEST(IoReader, ReadsFailedOperationsInBothDialectsAndSumsThem) {
+  const std::string id = identity("full.dat", {0}, 0).identity();
+  IoTable prof;
+  size_t line_no = 0;
+  const std::string text = format_prof_files(0, full_disk_registry(), 1e-9);
+  for (size_t start = 0; start < text.size();) {
+    const size_t nl = text.find('\n', start);
+    EXPECT_TRUE(prof.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
+    start = nl + 1;
+  }
+  const JobFile file = parse_job_file(
+      "format mpimon-job 1\nworld_size 1\nrecords\n" + format_job_files(0, full_disk_registry(), 1e-9), "j");
+  IoTable job;
+  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(job.add_job_annotation(a, "j", 1));
+  for (const IoTable* table : {&prof, &job}) {
+    const RankUse::Fs& w = table->files().at(id).ranks.at(0).fs[1];
+    EXPECT_EQ(w.operations, 1u);
+    EXPECT_EQ(w.bytes, 4096u);
+    EXPECT_EQ(w.failed_operations, 2u);
+    EXPECT_EQ(w.failed_bytes, 65636u);
+  }
+  prof.merge(job);
+  EXPECT_EQ(prof.files().at(id).ranks.at(0).fs[1].failed_bytes, 131272u);
+}
+
 TEST(IoFormat, NothingWithoutFiles) {
   FileRegistry empty;
   EXPECT_EQ(format_prof_files(0, empty, 1e-9), "");
@@ -340,8 +408,12 @@ TEST(IoReader, MalformedLinesArePreciseErrors) {
   EXPECT_EQ(error("# IO_SHUFFLE\t0\t0123456789abcdef\t1\t8 octets\t1 msgs sent"),
             "x.prof:7: expected '<count> bytes', found '8 octets'");
   EXPECT_EQ(error("# IO_UNKNOWN\tx"),
-            "x.prof:7: expected an I/O line (# IO_FILE, # IO_ASKED, # IO_FS, "
+            "x.prof:7: expected an I/O line (# IO_FILE, # IO_ASKED, # IO_FS, # IO_FS_FAILED, "
             "# IO_SHUFFLE), found '# IO_UNKNOWN'");
+  EXPECT_EQ(error("# IO_FS_FAILED\t0\t0123456789abcdef\twrite\t2 ops\t8 failed bytes"),
+            "x.prof:7: expected '<count> failed ops', found '2 ops'");
+  EXPECT_EQ(error("# IO_FS_FAILED\t0\t0123456789abcdef\tappend\t2 failed ops\t8 failed bytes"),
+            "x.prof:7: expected read or write, found 'append'");
   JobAnnotation a;
   a.keyword = "io_asked";
   a.line = 3;

@@ -88,6 +88,13 @@ std::string format_prof_files(int32_t me, const FileRegistry& registry, double s
              std::to_string(fs.sequential) + " sequential\t" + std::to_string(fs.end) + " end\t" +
              dense_histogram(fs.entries) + '\n';
     }
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const FsTotals& fs = t.fs[d];
+      if (fs.failed_operations == 0) continue;
+      out += "# IO_FS_FAILED\t" + rank + '\t' + id + '\t' + direction_name(static_cast<Direction>(d)) + '\t' +
+             std::to_string(fs.failed_operations) + " failed ops\t" + std::to_string(fs.failed_bytes) +
+             " failed bytes\n";
+    }
     for (const auto& [peer, traffic] : t.shuffle) {
       out += "# IO_SHUFFLE\t" + rank + '\t' + id + '\t' + std::to_string(peer) + '\t' + std::to_string(traffic.bytes) +
              " bytes\t" + std::to_string(traffic.messages) + " msgs sent\n";
@@ -124,6 +131,12 @@ std::string format_job_files(int32_t me, const FileRegistry& registry, double se
              std::to_string(fs.entries.bytes) + ' ' + std::to_string(fs.consecutive) + ' ' +
              std::to_string(fs.sequential) + ' ' + std::to_string(fs.end) + ' ' +
              (fs.entries.messages ? sparse_histogram(fs.entries) : "-") + '\n';
+    }
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const FsTotals& fs = t.fs[d];
+      if (fs.failed_operations == 0) continue;
+      out += "io_fs_failed " + rank + ' ' + id + ' ' + direction_name(static_cast<Direction>(d)) + ' ' +
+             std::to_string(fs.failed_operations) + ' ' + std::to_string(fs.failed_bytes) + '\n';
     }
     for (const auto& [peer, traffic] : t.shuffle)
       out += "io_shuffle " + rank + ' ' + id + ' ' + std::to_string(peer) + ' ' + std::to_string(traffic.messages) +
