@@ -153,6 +153,56 @@ TEST(IoLayer, WriteAtAllOf4096BytesOn4RanksHasTheThreeViewsExactly) {
   EXPECT_EQ(distro_external(4, {"write_at_all", "4096"}, {}), shuffle);
 }
 
+// The tools on that job: `mpimon show` lists the file, asked against reached; `mpimon
+// matrix --category io_shuffle` is the shuffle alone; a damaged I/O line is the same error
+// in matrix, show and report.
+TEST(IoLayer, MatrixAndShowReadTheFilesOfTheJob4Ranks) {
+  const JobResult job = run_io(4, {"write_at_all", "4096"});
+  expect_every_rank_ok(job, 4, "write_at_all");
+  const auto mpimon = [&](const std::string& arguments) {
+    return run_shell(job.folder, std::string(MPIMON_BIN) + " " + arguments + " 2>&1");
+  };
+  const JobResult show = mpimon("show mpimon-job.txt");
+  EXPECT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(
+      show.output.find("\nfile     ranks  io            read asked  read reached  written asked  written reached  "
+                       "shuffle B  aggregators\n"
+                       "out.dat      4  ompio/vulcan           0             0          16384            16384  "
+                       "    16384            1\n"),
+      std::string::npos)
+      << show.output;
+  const JobResult matrix = mpimon("matrix mpimon-job.txt --category io_shuffle --metric bytes");
+  EXPECT_EQ(matrix.exit_code, 0) << matrix.output;
+  EXPECT_NE(matrix.output.find("4096"), std::string::npos) << matrix.output;
+  const JobResult csv = mpimon("matrix mpimon-job.txt --category io_shuffle --metric bytes --format sparse");
+  EXPECT_EQ(csv.output, "sender,receiver,bytes\n0,0,4096\n1,0,4096\n2,0,4096\n3,0,4096\n") << csv.output;
+  // A damaged io_fs line in a version 1 job file (no checksums to refuse it first).
+  std::string text = read_text(job.folder / "mpimon-job.txt");
+  const size_t fs = text.find("\nio_fs 0 ");
+  ASSERT_NE(fs, std::string::npos) << text;
+  const size_t field = text.find(" write 1 1 16384 ", fs);
+  ASSERT_NE(field, std::string::npos);
+  text.replace(field, 17, " write 1 1 16x84 ");
+  std::string version1;
+  size_t line_no = 0, damaged_line = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("format ", 0) == 0) line = "format mpimon-job 1";
+    if (line.rfind("checksum ", 0) == 0 || line.rfind("eof ", 0) == 0) continue;
+    ++line_no;
+    if (line.find(" 16x84 ") != std::string::npos) damaged_line = line_no;
+    version1 += line + '\n';
+  }
+  std::ofstream(job.folder / "damaged.txt") << version1;
+  const std::string expected = "damaged.txt:" + std::to_string(damaged_line) + ": expected a byte count, found '16x84'";
+  for (const std::string command : {"matrix", "show", "report"}) {
+    SCOPED_TRACE(command);
+    const JobResult r = mpimon(command + " damaged.txt" + (command == "report" ? " -o r.html" : ""));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
+}
+
 TEST(IoLayer, ReadAtAllOf4096BytesOn4Ranks) {
   const JobResult job = run_io(4, {"read_at_all", "4096"});
   expect_every_rank_ok(job, 4, "read_at_all");
@@ -439,6 +489,9 @@ TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
   // disk. vulcan's one aggregator (rank 0) wrote the collective's 4 x 64 KiB in one
   // operation, and every rank its own write_at: all of them failed with ENOSPC.
   EXPECT_EQ(fs_bytes_of_all_ranks(f, Direction::write), 0u);
+  const JobResult show = run_shell(job.folder, std::string(MPIMON_BIN) + " show mpimon-job.txt 2>&1");
+  EXPECT_NE(show.output.find("\nfull/out.dat      4  ompio/vulcan"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find(" 0 (5 failed ops, 524288 B) "), std::string::npos) << show.output;
   for (int rank = 0; rank < 4; ++rank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     const mpi_io::RankUse::Fs& w = f.ranks.at(rank).fs[static_cast<int>(Direction::write)];
