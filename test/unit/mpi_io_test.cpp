@@ -207,23 +207,49 @@ TEST(FileRegistry, WindowSwitchesOnlyAtTheOutermostCall) {
   EXPECT_EQ(window_switches, 2);
 }
 
+// A registry holding one closed file, filled once by `fill`.
+FileRegistry& one_file_registry(FileRegistry& registry, const FileIdentity& id, void (*fill)(FileRecord&)) {
+  if (registry.open_files() + registry.closed_files() == 0) {
+    FileRecord* r = registry.open(id);
+    fill(*r);
+    registry.close(r);
+  }
+  return registry;
+}
+
 // The 4-rank write_at_all of docs/io.md, seen by rank 0 (the aggregator).
 FileRegistry& aggregator_registry() {
   static FileRegistry registry;
-  static bool made = [] {
-    FileRecord* r = registry.open(identity("out dat%", {0, 1, 2, 3}, 0));
-    r->set_components("ompio", "vulcan");
-    r->add_meta(MetaOp::open, 1000000000);
-    r->add_access(Access::write_at_all, Call::blocking, 4096, 2000000000);
-    r->add_collective(true);
-    r->add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 16384}; });
-    r->add_shuffle(0, 4096);
-    r->add_meta(MetaOp::close, 500000000);
-    registry.close(r);
-    return true;
-  }();
-  (void)made;
-  return registry;
+  return one_file_registry(registry, identity("out dat%", {0, 1, 2, 3}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "vulcan");
+    r.add_meta(MetaOp::open, 1000000000);
+    r.add_access(Access::write_at_all, Call::blocking, 4096, 2000000000);
+    r.add_collective(true);
+    r.add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 16384}; });
+    r.add_shuffle(0, 4096);
+    r.add_meta(MetaOp::close, 500000000);
+  });
+}
+
+// Every line of .prof text, read into one table (each must be an I/O line).
+IoTable read_prof_text(const std::string& text) {
+  IoTable table;
+  size_t line_no = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t nl = text.find('\n', start);
+    EXPECT_TRUE(table.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
+    start = nl + 1;
+  }
+  return table;
+}
+
+// Job-file annotation lines, read into one table (each must be an I/O line).
+IoTable read_job_text(const std::string& annotations, int32_t world_size) {
+  IoTable table;
+  const JobFile file = parse_job_file(
+      "format mpimon-job 1\nworld_size " + std::to_string(world_size) + "\nrecords\n" + annotations, "j");
+  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(table.add_job_annotation(a, "j", world_size));
+  return table;
 }
 
 TEST(IoFormat, ProfLinesOfTheAggregator) {
@@ -273,17 +299,12 @@ TEST(IoFormat, JobLinesOfTheAggregatorListTheMembersOnce) {
 // A full disk: two failed writes (one error, one short by 100 bytes) and one that worked.
 FileRegistry& full_disk_registry() {
   static FileRegistry registry;
-  static bool made = [] {
-    FileRecord* r = registry.open(identity("full.dat", {0}, 0));
-    r->set_components("ompio", "");
-    r->add_fs_failure(Direction::write, 65536);
-    r->add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 4096}; });
-    r->add_fs_failure(Direction::write, 100);
-    registry.close(r);
-    return true;
-  }();
-  (void)made;
-  return registry;
+  return one_file_registry(registry, identity("full.dat", {0}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "");
+    r.add_fs_failure(Direction::write, 65536);
+    r.add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 4096}; });
+    r.add_fs_failure(Direction::write, 100);
+  });
 }
 
 TEST(FileRecord, FailedOperationsAreCountedApart) {
@@ -315,19 +336,9 @@ TEST(IoFormat, FailedOperationsHaveTheirOwnLines) {
 
 TEST(IoReader, ReadsFailedOperationsInBothDialectsAndSumsThem) {
   const std::string id = identity("full.dat", {0}, 0).identity();
-  IoTable prof;
-  size_t line_no = 0;
-  const std::string text = format_prof_files(0, full_disk_registry(), 1e-9);
-  for (size_t start = 0; start < text.size();) {
-    const size_t nl = text.find('\n', start);
-    EXPECT_TRUE(prof.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
-    start = nl + 1;
-  }
-  const JobFile file = parse_job_file(
-      "format mpimon-job 1\nworld_size 1\nrecords\n" + format_job_files(0, full_disk_registry(), 1e-9), "j");
-  IoTable job;
-  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(job.add_job_annotation(a, "j", 1));
-  for (const IoTable* table : {&prof, &job}) {
+  IoTable prof = read_prof_text(format_prof_files(0, full_disk_registry(), 1e-9));
+  const IoTable job = read_job_text(format_job_files(0, full_disk_registry(), 1e-9), 1);
+  for (const IoTable* table : {static_cast<const IoTable*>(&prof), &job}) {
     const RankUse::Fs& w = table->files().at(id).ranks.at(0).fs[1];
     EXPECT_EQ(w.operations, 1u);
     EXPECT_EQ(w.bytes, 4096u);
@@ -346,18 +357,8 @@ TEST(IoFormat, NothingWithoutFiles) {
 
 TEST(IoReader, ReadsBackWhatTheFormatsWrite) {
   const std::string id = identity("out dat%", {0, 1, 2, 3}, 0).identity();
-  IoTable prof;
-  size_t line_no = 0;
-  const std::string text = format_prof_files(0, aggregator_registry(), 1e-9);
-  for (size_t start = 0; start < text.size();) {
-    const size_t nl = text.find('\n', start);
-    EXPECT_TRUE(prof.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
-    start = nl + 1;
-  }
-  IoTable job;
-  const JobFile file = parse_job_file(
-      "format mpimon-job 1\nworld_size 4\nrecords\n" + format_job_files(0, aggregator_registry(), 1e-9), "j");
-  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(job.add_job_annotation(a, "j", 4));
+  const IoTable prof = read_prof_text(format_prof_files(0, aggregator_registry(), 1e-9));
+  const IoTable job = read_job_text(format_job_files(0, aggregator_registry(), 1e-9), 4);
   for (const IoTable* table : {&prof, &job}) {
     ASSERT_EQ(table->files().size(), 1u);
     const FileInfo& info = table->files().at(id);
