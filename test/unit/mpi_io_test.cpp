@@ -373,7 +373,7 @@ TEST(IoReader, ReadsBackWhatTheFormatsWrite) {
     EXPECT_EQ(use.aggregated_calls, 1u);
     EXPECT_DOUBLE_EQ(use.seconds[2], 1.5);
     EXPECT_EQ(use.shuffle.at(0).bytes, 4096u);
-    EXPECT_EQ(info.asked_sizes[static_cast<int>(Access::write_at_all)].histogram[13], 1u);
+    EXPECT_EQ(info.asked_sizes.at(static_cast<int>(Access::write_at_all)).histogram[13], 1u);
   }
   EXPECT_EQ(job.files().at(id).members, (std::vector<int32_t>{0, 1, 2, 3}));
 }

@@ -307,14 +307,12 @@ void IoTable::merge(const IoTable& other) {
     FileInfo& ours = files_[identity];
     if (ours.name.empty()) ours.name = theirs.name;
     if (ours.members.empty()) ours.members = theirs.members;
-    for (int a = 0; a < kAccessCount; ++a) {
-      ours.asked_sizes[a].messages += theirs.asked_sizes[a].messages;
-      for (int b = 0; b < kHistogramBuckets; ++b)
-        ours.asked_sizes[a].histogram[b] += theirs.asked_sizes[a].histogram[b];
-    }
-    for (int d = 0; d < kDirectionCount; ++d) {
-      ours.fs_sizes[d].messages += theirs.fs_sizes[d].messages;
-      for (int b = 0; b < kHistogramBuckets; ++b) ours.fs_sizes[d].histogram[b] += theirs.fs_sizes[d].histogram[b];
+    for (auto [mine, their] : {std::pair{&ours.asked_sizes, &theirs.asked_sizes}, {&ours.fs_sizes, &theirs.fs_sizes}}) {
+      for (const auto& [index, counters] : *their) {
+        Counters& c = (*mine)[index];
+        c.messages += counters.messages;
+        for (int b = 0; b < kHistogramBuckets; ++b) c.histogram[b] += counters.histogram[b];
+      }
     }
     for (const auto& [rank, use] : theirs.ranks) {
       RankUse& mine = ours.ranks[rank];
