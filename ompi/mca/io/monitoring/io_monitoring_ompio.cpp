@@ -102,7 +102,8 @@ void record_result(MonitoredFile* file, const ompio_file_t* fh, mpi_io::Directio
     return;
   }
   if (d == mpi_io::Direction::write) {
-    const uint64_t bytes = entry_bytes(fh);
+    // One entry (most operations): its length, without a pass over the list.
+    const uint64_t bytes = fh->f_num_of_io_entries == 1 ? fh->f_io_array[0].length : entry_bytes(fh);
     if (static_cast<uint64_t>(rc) < bytes) [[unlikely]] {
       record_failure(file, d, bytes - static_cast<uint64_t>(rc));
       return;
