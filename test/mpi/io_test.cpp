@@ -5,6 +5,7 @@
 // counts it as application traffic).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -506,6 +507,44 @@ TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
                               std::to_string(w.failed_operations) + " " + std::to_string(w.failed_bytes);
     EXPECT_NE(job.output.find(pvars), std::string::npos) << job.output;
   }
+}
+
+// A disk that fills part-way through (64 KiB free): every byte handed to the fbtl either
+// reached the file or failed, never both, never neither (a short write splits its bytes);
+// and what the file-system view says reached the file is in the file.
+TEST(IoLayer, ADiskThatFillsPartWayThroughSplitsEveryByteIntoReachedOrFailed4Ranks) {
+  const auto run = run_on_full_disk(
+      mpirun_command(4, concat_arguments(monitoring_arguments(2), {"--mca", "mpi_yield_when_idle", "1", kIo, "full"}),
+                     Components::ours),
+      16);
+  SKIP_WITHOUT_MOUNT_NAMESPACE(run);
+  const JobResult& job = *run;
+  expect_every_rank_ok(job, 4, "full");
+  const std::set<std::string> lines = error_lines(job);
+  for (int rank = 0; rank < 4; ++rank)  // as on a full disk: ompio says every write worked
+    for (const std::string call : {"write_at_all", "write_at"})
+      EXPECT_EQ(lines.count("rank " + std::to_string(rank) + ": " + call + " on a full disk -> success"), 1u)
+          << job.output;
+  const Dump d = read_dump(job);
+  const mpi_io::FileInfo& f = d.file("full/out.dat");
+  uint64_t reached = 0, failed = 0, failed_operations = 0, operations = 0;
+  for (const auto& [rank, use] : f.ranks) {
+    const mpi_io::RankUse::Fs& w = use.fs[static_cast<int>(Direction::write)];
+    reached += w.bytes;
+    failed += w.failed_bytes;
+    failed_operations += w.failed_operations;
+    operations += w.operations;
+    EXPECT_EQ(use.fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+  }
+  // 4 x 64 KiB collective (one aggregated operation) + 4 x 64 KiB independent: 5 operations.
+  EXPECT_EQ(reached + failed, 8u * 65536) << "reached " << reached << ", failed " << failed << "\n"
+                                          << read_text(job.folder / "mpimon-job.txt") << job.output;
+  EXPECT_EQ(operations + failed_operations, 5u);
+  EXPECT_GE(failed_operations, 1u);  // 64 KiB free cannot take 512 KiB
+  EXPECT_LE(reached, 65536u);
+  // What reached the file is in it (the written bytes are 'x', holes read as 0).
+  const std::string written = read_text(job.folder / "after" / "out.dat");
+  EXPECT_GE(static_cast<uint64_t>(std::count(written.begin(), written.end(), 'x')), reached);
 }
 
 // io_monitoring_enable 0 (or monitoring off): files get Open MPI's own choice, nothing of

@@ -296,14 +296,15 @@ TEST(IoFormat, JobLinesOfTheAggregatorListTheMembersOnce) {
                       id + " 0 1 4096\n");
 }
 
-// A full disk: two failed writes (one error, one short by 100 bytes) and one that worked.
+// A full disk: two failed writes (one error, one short by 100 bytes of 1024) and one that
+// worked.
 FileRegistry& full_disk_registry() {
   static FileRegistry registry;
   return one_file_registry(registry, identity("full.dat", {0}, 0), [](FileRecord& r) {
     r.set_components("ompio", "");
     r.add_fs_failure(Direction::write, 65536);
     r.add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 4096}; });
-    r.add_fs_failure(Direction::write, 100);
+    r.add_fs_failure(Direction::write, 100, 924);  // a short write of 1024 bytes
   });
 }
 
@@ -311,8 +312,8 @@ TEST(FileRecord, FailedOperationsAreCountedApart) {
   const FileTotals t = summarize(full_disk_registry()).at(0).totals;
   const FsTotals& w = t.fs[static_cast<int>(Direction::write)];
   EXPECT_EQ(w.operations, 1u);
-  EXPECT_EQ(w.entries.bytes, 4096u);
-  EXPECT_EQ(w.entries.messages, 1u);
+  EXPECT_EQ(w.entries.bytes, 4096u + 924);  // with what the short write moved
+  EXPECT_EQ(w.entries.messages, 1u);        // its entries are not counted
   EXPECT_EQ(w.end, 4096u);
   EXPECT_EQ(w.failed_operations, 2u);
   EXPECT_EQ(w.failed_bytes, 65636u);
@@ -329,9 +330,28 @@ TEST(IoFormat, FailedOperationsHaveTheirOwnLines) {
   EXPECT_NE(prof.find("\n# IO_FS_FAILED\t0\t" + id + "\twrite\t2 failed ops\t65636 failed bytes\n"), std::string::npos)
       << prof;
   const std::string job = format_job_files(0, full_disk_registry(), 1e-9);
-  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 1 1 4096 0 0 4096 13:1\nio_fs_failed 0 " + id + " write 2 65636\n"),
+  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 1 1 5020 0 0 4096 13:1\nio_fs_failed 0 " + id + " write 2 65636\n"),
             std::string::npos)
       << job;
+}
+
+// Only a short write: the bytes it moved still have their io_fs line (0 operations), so
+// that bytes + failed bytes add up in the dumps too.
+TEST(IoFormat, AShortWriteAloneKeepsTheBytesItMoved) {
+  static FileRegistry registry;
+  one_file_registry(registry, identity("short.dat", {0}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "");
+    r.add_fs_failure(Direction::write, 100, 924);
+  });
+  const std::string id = identity("short.dat", {0}, 0).identity();
+  const std::string job = format_job_files(0, registry, 1e-9);
+  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 0 0 924 0 0 0 -\nio_fs_failed 0 " + id + " write 1 100\n"),
+            std::string::npos)
+      << job;
+  const RankUse::Fs& w = read_job_text(job, 1).files().at(id).ranks.at(0).fs[1];
+  EXPECT_EQ(w.bytes + w.failed_bytes, 1024u);
+  const RankUse::Fs& p = read_prof_text(format_prof_files(0, registry, 1e-9)).files().at(id).ranks.at(0).fs[1];
+  EXPECT_EQ(p.bytes + p.failed_bytes, 1024u);
 }
 
 TEST(IoReader, ReadsFailedOperationsInBothDialectsAndSumsThem) {
@@ -341,7 +361,7 @@ TEST(IoReader, ReadsFailedOperationsInBothDialectsAndSumsThem) {
   for (const IoTable* table : {static_cast<const IoTable*>(&prof), &job}) {
     const RankUse::Fs& w = table->files().at(id).ranks.at(0).fs[1];
     EXPECT_EQ(w.operations, 1u);
-    EXPECT_EQ(w.bytes, 4096u);
+    EXPECT_EQ(w.bytes, 5020u);
     EXPECT_EQ(w.failed_operations, 2u);
     EXPECT_EQ(w.failed_bytes, 65636u);
   }

@@ -86,11 +86,11 @@ uint64_t entry_bytes(const ompio_file_t* fh) {
   return bytes;
 }
 
-// An operation the fbtl failed: `bytes` it did not move (docs/io.md, "Reached the file
-// system"). It still accessed the file system (aggregator detection).
-void record_failure(MonitoredFile* file, mpi_io::Direction d, uint64_t bytes) {
+// An operation the fbtl failed: `failed` bytes it did not move, `moved` it did (docs/io.md,
+// "Reached the file system"). It still accessed the file system (aggregator detection).
+void record_failure(MonitoredFile* file, mpi_io::Direction d, uint64_t failed, uint64_t moved = 0) {
   ++file->file_system_operations;
-  if (file->record != nullptr && recording()) file->record->add_fs_failure(d, bytes);
+  if (file->record != nullptr && recording()) file->record->add_fs_failure(d, failed, moved);
 }
 
 // What a blocking operation returned: an error (< 0), else the bytes it moved. A read
@@ -105,7 +105,7 @@ void record_result(MonitoredFile* file, const ompio_file_t* fh, mpi_io::Directio
     // One entry (most operations): its length, without a pass over the list.
     const uint64_t bytes = fh->f_num_of_io_entries == 1 ? fh->f_io_array[0].length : entry_bytes(fh);
     if (static_cast<uint64_t>(rc) < bytes) [[unlikely]] {
-      record_failure(file, d, bytes - static_cast<uint64_t>(rc));
+      record_failure(file, d, bytes - static_cast<uint64_t>(rc), static_cast<uint64_t>(rc));
       return;
     }
   }

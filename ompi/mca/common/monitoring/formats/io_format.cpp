@@ -81,7 +81,7 @@ std::string format_prof_files(int32_t me, const FileRegistry& registry, double s
     }
     for (int d = 0; d < kDirectionCount; ++d) {
       const FsTotals& fs = t.fs[d];
-      if (fs.operations == 0) continue;
+      if (fs.operations == 0 && fs.entries.bytes == 0) continue;  // bytes: also a short write's
       out += "# IO_FS\t" + rank + '\t' + id + '\t' + direction_name(static_cast<Direction>(d)) + '\t' +
              std::to_string(fs.operations) + " ops\t" + std::to_string(fs.entries.messages) + " entries\t" +
              std::to_string(fs.entries.bytes) + " bytes\t" + std::to_string(fs.consecutive) + " consecutive\t" +
@@ -125,7 +125,7 @@ std::string format_job_files(int32_t me, const FileRegistry& registry, double se
     }
     for (int d = 0; d < kDirectionCount; ++d) {
       const FsTotals& fs = t.fs[d];
-      if (fs.operations == 0) continue;
+      if (fs.operations == 0 && fs.entries.bytes == 0) continue;  // bytes: also a short write's
       out += "io_fs " + rank + ' ' + id + ' ' + direction_name(static_cast<Direction>(d)) + ' ' +
              std::to_string(fs.operations) + ' ' + std::to_string(fs.entries.messages) + ' ' +
              std::to_string(fs.entries.bytes) + ' ' + std::to_string(fs.consecutive) + ' ' +
