@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The table of bench/app_overhead.sh from its measurements.
+
+Input (argument 1): one line per run and metric, tab-separated:
+    app  metric  unit  better  config  repetition  value
+better is "lower" (a time) or "higher" (a rate). Configurations: none, distro, mpimon
+(distro may be absent). Output: a Markdown table on stdout, one row per metric.
+
+The cost of a run is its value when lower is better, 1/value when higher is better; a
+configuration's overhead in one repetition is cost(config) / cost(none) - 1 of the runs of
+that repetition (neighbours in time, so a slow phase of the machine hits both), and the
+table gives the median of those per-pair overheads with their minimum and maximum.
+"""
+import statistics
+import sys
+from collections import defaultdict
+
+
+def percent(x):
+    return f"{x * 100:+.1f}%"
+
+
+def fmt(value):
+    return f"{value:.4g}"
+
+
+def main():
+    runs = defaultdict(dict)  # (app, metric) -> {(config, rep): value}
+    info = {}  # (app, metric) -> (unit, better)
+    order = []
+    with open(sys.argv[1], encoding="utf-8") as f:
+        for line in f:
+            app, metric, unit, better, config, rep, value = line.rstrip("\n").split("\t")
+            key = (app, metric)
+            if key not in info:
+                info[key] = (unit, better)
+                order.append(key)
+            runs[key][(config, int(rep))] = float(value)
+    configs = ["none", "distro", "mpimon"]
+    present = [c for c in configs if any(c == k[0] for r in runs.values() for k in r)]
+    others = [c for c in present if c != "none"]
+
+    header = ["application", "metric", "unit"]
+    header += [f"{c}: median" for c in present]
+    header += ["none: CV"]
+    header += [f"{c} vs none: median [min, max]" for c in others]
+    header += ["runs"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
+    for key in order:
+        unit, better = info[key]
+        values = runs[key]
+        row = [key[0], key[1], f"{unit} ({better} is better)"]
+        for c in present:
+            v = [x for (cc, _), x in values.items() if cc == c]
+            row.append(fmt(statistics.median(v)) if v else "-")
+        base = [x for (cc, _), x in values.items() if cc == "none"]
+        if len(base) >= 2 and statistics.mean(base) != 0:
+            row.append(f"{statistics.stdev(base) / statistics.mean(base) * 100:.1f}%")
+        else:
+            row.append("-")
+        for c in others:
+            pairs = []
+            for (cc, rep), x in values.items():
+                if cc != c or ("none", rep) not in values:
+                    continue
+                b = values[("none", rep)]
+                if x <= 0 or b <= 0:
+                    continue
+                pairs.append(x / b - 1 if better == "lower" else b / x - 1)
+            if pairs:
+                row.append(f"{percent(statistics.median(pairs))} [{percent(min(pairs))}, {percent(max(pairs))}]")
+            else:
+                row.append("-")
+        row.append(" / ".join(str(sum(1 for (cc, _) in values if cc == c)) for c in present))
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
