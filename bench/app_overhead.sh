@@ -4,8 +4,8 @@
 # monitoring (none), with Open MPI's own monitoring components (distro) and with mpimon,
 # INTERLEAVED (none distro mpimon none distro mpimon ...) so that a slow phase of the
 # shared machine hits all three; per metric the medians, the overhead of each monitored
-# configuration against none as the median of the per-repetition ratios with their
-# minimum and maximum, the coefficient of variation of the unmonitored runs, and the load
+# configuration against none (and of mpimon against distro) as the median of the
+# per-repetition ratios with their minimum and maximum, the coefficient of variation of the unmonitored runs, and the load
 # average before and after.
 #
 #   bench/app_overhead.sh [--reps N] [--apps LIST] [--output FILE] [BUILD_DIR]
@@ -285,7 +285,7 @@ load_seen=$(printf '%s\n' "${loads[@]}" | sort -g | awk '{v[NR] = $1} END {print
   echo "Open MPI ${ompi_version:-?}, $(nproc) cores, $reps interleaved repetitions ($(IFS=' '; echo "${configs[*]}"), ...), started $started, $((SECONDS - seconds_start)) s."
   echo "none: plain mpirun | distro: Open MPI's own monitoring, pml_monitoring_enable 2 | mpimon: \`mpimon env\` ($plugindir, copied at start), pml_monitoring_enable 2."
   echo "Monitored runs write .prof files at the end (pml_monitoring_enable_output 3); mpimon also its job file and time series (defaults)."
-  echo "Overhead: cost(config) / cost(none) - 1 per repetition (cost: the time, or 1 / the rate), median [min, max] over the repetitions; CV: standard deviation / mean of the none runs; runs: successful runs per configuration."
+  echo "Overhead: cost(config) / cost(none) - 1 per repetition (cost: the time, or 1 / the rate), median [min, max] over the repetitions (mpimon vs distro: the same against distro's run); CV: standard deviation / mean of the none runs; runs: successful runs per configuration."
   echo
   python3 "$here/app_overhead_table.py" "$results"
   echo

@@ -9,7 +9,8 @@ better is "lower" (a time) or "higher" (a rate). Configurations: none, distro, m
 The cost of a run is its value when lower is better, 1/value when higher is better; a
 configuration's overhead in one repetition is cost(config) / cost(none) - 1 of the runs of
 that repetition (neighbours in time, so a slow phase of the machine hits both), and the
-table gives the median of those per-pair overheads with their minimum and maximum.
+table gives the median of those per-pair overheads with their minimum and maximum (and
+the same for mpimon against distro).
 """
 import statistics
 import sys
@@ -43,7 +44,11 @@ def main():
     header = ["application", "metric", "unit"]
     header += [f"{c}: median" for c in present]
     header += ["none: CV"]
-    header += [f"{c} vs none: median [min, max]" for c in others]
+    # Each monitored configuration against none; and mpimon against Open MPI's own.
+    comparisons = [(c, "none") for c in others]
+    if "distro" in present and "mpimon" in present:
+        comparisons.append(("mpimon", "distro"))
+    header += [f"{c} vs {b}: median [min, max]" for c, b in comparisons]
     header += ["runs"]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|")
@@ -59,12 +64,12 @@ def main():
             row.append(f"{statistics.stdev(base) / statistics.mean(base) * 100:.1f}%")
         else:
             row.append("-")
-        for c in others:
+        for c, base_config in comparisons:
             pairs = []
             for (cc, rep), x in values.items():
-                if cc != c or ("none", rep) not in values:
+                if cc != c or (base_config, rep) not in values:
                     continue
-                b = values[("none", rep)]
+                b = values[(base_config, rep)]
                 if x <= 0 or b <= 0:
                     continue
                 pairs.append(x / b - 1 if better == "lower" else b / x - 1)
