@@ -5,8 +5,9 @@
 # INTERLEAVED (none distro mpimon none distro mpimon ...) so that a slow phase of the
 # shared machine hits all three; per metric the medians, the overhead of each monitored
 # configuration against none (and of mpimon against distro) as the median of the
-# per-repetition ratios with their minimum and maximum, the coefficient of variation of the unmonitored runs, and the load
-# average before and after.
+# per-repetition ratios with their minimum and maximum, the coefficient of variation of
+# the unmonitored runs, the load average before and after, and each application's
+# point-to-point messages per rank and per second (the paper's Table 1 columns).
 #
 #   bench/app_overhead.sh [--reps N] [--apps LIST] [--output FILE] [BUILD_DIR]
 #
@@ -165,7 +166,9 @@ fi
 
 # ---------------------------------------------------------------- one run
 results=$work/results.tsv
+traffic=$work/traffic.tsv
 : >"$results"
+: >"$traffic"
 failures=()
 loads=()
 
@@ -230,7 +233,16 @@ run_app() {
     mpimon:*) die "config 'mpimon' ($app): no mpimon-job.txt, our components did not monitor the run (try: ${ours_env[*]} ompi_info | grep monitoring)" ;;
   esac
 
-  record "$app" "wall time of mpirun" s lower "$config" "$rep" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}')"
+  local wall
+  wall=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.4f", b - a}')
+  record "$app" "wall time of mpirun" s lower "$config" "$rep" "$wall"
+  # The paper's message counts (Table 1: messages per process and per second): the
+  # point-to-point messages sent (E and I lines), as the monitored run's .prof files say.
+  if [[ $config != none ]]; then
+    awk -v app="$app" -v config="$config" -v rep="$rep" -v ranks="$ranks" -v wall="$wall" '
+      ($1 == "E" || $1 == "I") { for (i = 2; i <= NF; i++) if ($i ~ /^msgs/) m += $(i - 1) }
+      END { printf "%s\t%s\t%s\t%d\t%.0f\t%s\n", app, config, rep, ranks, m, wall }' "$dir"/prof.*.prof >>"$traffic"
+  fi
   local value
   case $app in
     lammps)
@@ -287,7 +299,7 @@ load_seen=$(printf '%s\n' "${loads[@]}" | sort -g | awk '{v[NR] = $1} END {print
   echo "Monitored runs write .prof files at the end (pml_monitoring_enable_output 3); mpimon also its job file and time series (defaults)."
   echo "Overhead: cost(config) / cost(none) - 1 per repetition (cost: the time, or 1 / the rate), median [min, max] over the repetitions (mpimon vs distro: the same against distro's run); CV: standard deviation / mean of the none runs; runs: successful runs per configuration."
   echo
-  python3 "$here/app_overhead_table.py" "$results"
+  python3 "$here/app_overhead_table.py" "$results" "$traffic"
   echo
   echo "Load average (1, 5, 15 min): before $load_before; after $load_after; 1-min load at the start of each run: $load_seen."
   if [[ ${#failures[@]} -gt 0 ]]; then

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The table of bench/app_overhead.sh from its measurements.
+"""The tables of bench/app_overhead.sh from its measurements.
 
-Input (argument 1): one line per run and metric, tab-separated:
+Argument 1: one line per run and metric, tab-separated:
     app  metric  unit  better  config  repetition  value
 better is "lower" (a time) or "higher" (a rate). Configurations: none, distro, mpimon
 (distro may be absent). Output: a Markdown table on stdout, one row per metric.
+Argument 2 (optional): one line per monitored run, tab-separated:
+    app  config  repetition  ranks  point-to-point messages sent (all ranks)  wall seconds
+Output: a second table, the messages per rank and per second of each application.
 
 The cost of a run is its value when lower is better, 1/value when higher is better; a
 configuration's overhead in one repetition is cost(config) / cost(none) - 1 of the runs of
@@ -81,5 +84,30 @@ def main():
         print("| " + " | ".join(row) + " |")
 
 
+def traffic_table(path):
+    rows = defaultdict(lambda: defaultdict(list))  # app -> config -> [(per rank, per second)]
+    order = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            app, config, _, ranks, messages, wall = line.rstrip("\n").split("\t")
+            if app not in rows:
+                order.append(app)
+            per_rank = int(messages) / int(ranks)
+            rows[app][config].append((per_rank, per_rank / float(wall) if float(wall) > 0 else 0))
+    if not order:
+        return
+    print()
+    print("| application | point-to-point messages per rank (distro / mpimon, median) "
+          "| per rank per second of wall time (median) |")
+    print("|---|---:|---:|")
+    for app in order:
+        counts = " / ".join(f"{statistics.median(m for m, _ in rows[app][c]):.0f}"
+                            for c in ("distro", "mpimon") if rows[app][c])
+        rates = [r for c in rows[app] for _, r in rows[app][c]]
+        print(f"| {app} | {counts} | {statistics.median(rates):.0f} |")
+
+
 if __name__ == "__main__":
     main()
+    if len(sys.argv) > 2:
+        traffic_table(sys.argv[2])
