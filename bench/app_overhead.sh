@@ -154,9 +154,10 @@ if [[ " ${apps[*]} " == *" lammps "* ]]; then
 fi
 if [[ " ${apps[*]} " == *" hpcc "* ]]; then
   # Line 6: HPL's N; lines 33-34: the number of additional PTRANS sizes, and the sizes.
-  sed -n '6p' "$hpcc_template" | grep -q 'Ns$' &&
-    sed -n '33p' "$hpcc_template" | grep -q 'additional problem sizes for PTRANS' ||
+  if ! sed -n '6p' "$hpcc_template" | grep -q 'Ns$' ||
+    ! sed -n '33p' "$hpcc_template" | grep -q 'additional problem sizes for PTRANS'; then
     die "$hpcc_template does not have HPL's Ns on line 6 and the PTRANS sizes on line 33 (another HPCC version?)"
+  fi
   awk -v n="$hpcc_n" -v p="$hpcc_ptrans_n" '
     NR == 6 { printf "%-12s Ns\n", n; next }
     NR == 33 { print "1            Number of additional problem sizes for PTRANS"; next }
@@ -311,6 +312,7 @@ cat "$report"
 if [[ -n $output ]]; then
   report_tmp=$(mktemp "$output.tmp.XXXXXX")
   cp "$report" "$report_tmp"
+  chmod "$(printf '%o' $((0666 & ~$(umask))))" "$report_tmp" # mktemp's 0600 -> as a new file would be
   mv -f "$report_tmp" "$output"
   report_tmp=
   note "report written to $output"
