@@ -11,8 +11,8 @@
 #
 #   bench/app_overhead.sh [--reps N] [--apps LIST] [--output FILE] [BUILD_DIR]
 #
-#   --reps N       interleaved repetitions (default 5; about 20 s each on 2 idle cores,
-#                  several times that on a loaded machine)
+#   --reps N       interleaved repetitions (default 5; about 25 s each on 2 idle cores
+#                  (estimated from single runs), 90 s at a load average of 7)
 #   --apps LIST    comma-separated subset of lammps,hpcc,netpipe (default: all three)
 #   --output FILE  also write the report to FILE (through a temporary file renamed at the
 #                  end: an interrupted run leaves no FILE)
