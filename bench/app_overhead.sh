@@ -5,7 +5,8 @@
 # INTERLEAVED (none distro mpimon none distro mpimon ...) so that a slow phase of the
 # shared machine hits all three; per metric the medians, the overhead of each monitored
 # configuration against none (and of mpimon against distro) as the median of the
-# per-repetition ratios with their minimum and maximum, the coefficient of variation of
+# per-repetition ratios with their minimum and maximum, the same for the best run of
+# each configuration (the least disturbed by the load), the coefficient of variation of
 # the unmonitored runs, the load average before and after, and each application's
 # point-to-point messages per rank and per second (the paper's Table 1 columns).
 #
@@ -298,7 +299,7 @@ load_seen=$(printf '%s\n' "${loads[@]}" | sort -g | awk '{v[NR] = $1} END {print
   echo "Open MPI ${ompi_version:-?}, $(nproc) cores, $reps interleaved repetitions ($(IFS=' '; echo "${configs[*]}"), ...), started $started, $((SECONDS - seconds_start)) s."
   echo "none: plain mpirun | distro: Open MPI's own monitoring, pml_monitoring_enable 2 | mpimon: \`mpimon env\` ($plugindir, copied at start), pml_monitoring_enable 2."
   echo "Monitored runs write .prof files at the end (pml_monitoring_enable_output 3); mpimon also its job file and time series (defaults)."
-  echo "Overhead: cost(config) / cost(none) - 1 per repetition (cost: the time, or 1 / the rate), median [min, max] over the repetitions (mpimon vs distro: the same against distro's run); CV: standard deviation / mean of the none runs; runs: successful runs per configuration."
+  echo "Overhead: cost(config) / cost(none) - 1 per repetition (cost: the time, or 1 / the rate), median [min, max] over the repetitions (mpimon vs distro: the same against distro's run); best runs: the best run of each configuration against the best of none (the load only slows runs down); CV: standard deviation / mean of the none runs; runs: successful runs per configuration."
   echo
   python3 "$here/app_overhead_table.py" "$results" "$traffic"
   echo
