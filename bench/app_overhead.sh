@@ -5,10 +5,11 @@
 # INTERLEAVED (none distro mpimon none distro mpimon ...) so that a slow phase of the
 # shared machine hits all three; per metric the medians, the overhead of each monitored
 # configuration against none (and of mpimon against distro) as the median of the
-# per-repetition ratios with their minimum and maximum, the same for the best run of
-# each configuration (the least disturbed by the load), the coefficient of variation of
-# the unmonitored runs, the load average before and after, and each application's
-# point-to-point messages per rank and per second (the paper's Table 1 columns).
+# per-repetition ratios with their minimum and maximum, the overhead of each
+# configuration's best run against the best unmonitored one (the runs least disturbed by
+# the load), the coefficient of variation of the unmonitored runs, the load average
+# before and after, and each application's point-to-point messages per rank and per
+# second (the paper's Table 1 columns).
 #
 #   bench/app_overhead.sh [--reps N] [--apps LIST] [--output FILE] [BUILD_DIR]
 #
