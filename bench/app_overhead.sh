@@ -265,8 +265,10 @@ run_app() {
       fi
       ;;
     netpipe)
-      # np.out: size, Mbps, one-way time in seconds; the median over the sizes.
-      value=$(awk 'NF == 3 {print $3 * 1e6}' "$dir/np.out" 2>/dev/null | sort -g |
+      # np.out: bytes, Mbps, one-way time in seconds printed to 10 ns only (0.00000017);
+      # the time from the rate keeps its digits: bytes * 8 / Mbps microseconds. The median
+      # over the sizes.
+      value=$(awk 'NF == 3 && $2 > 0 {print $1 * 8 / $2}' "$dir/np.out" 2>/dev/null | sort -g |
         awk '{v[NR] = $1} END {if (NR) printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')
       if [[ -n $value ]]; then record netpipe "latency, median of 1-64 B" us lower "$config" "$rep" "$value"; else
         note "netpipe ($config, $rep): no figures in np.out; only its wall time counts"
