@@ -26,6 +26,11 @@
 //                      not test for listeners) gets every later operation, none once it
 //                      stops, and every operation again when a second tool starts; the
 //                      test checks that the dump counts all 10 puts and 7 gets.
+//   send_midrun        tools that start and stop listening to send posted / send
+//                      completed between rounds of MPI_Isend (the isend event path is
+//                      chosen when listeners change): each round's events are exactly
+//                      those of the types listened to then; the test checks that the
+//                      dump counts all 12 sends.
 //   objects            every event type of the catalogue bound to a communicator or a
 //                      window (wait states included) refuses MPI_COMM_NULL, MPI_WIN_NULL,
 //                      freed objects and objects of the other kind with
@@ -482,6 +487,42 @@ void osc_midrun() {
   MPI_Win_free(&win);
 }
 
+void send_midrun() {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int64_t out = rank, in = -1;
+  // Three 8-byte MPI_Isend to the right (tag 7), each received from the left.
+  auto round = [&] {
+    for (int i = 0; i < 3; ++i) {
+      MPI_Request request;
+      MPI_Isend(&out, 1, MPI_INT64_T, right, 7, MPI_COMM_WORLD, &request);
+      MPI_Recv(&in, 1, MPI_INT64_T, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+  };
+  auto expect = [&](const std::string& phase, size_t posted, size_t completed) {
+    for (const auto& [type, n] :
+         {std::pair{MPIMON_EVENT_PML_SEND_POSTED, posted}, {MPIMON_EVENT_PML_SEND_COMPLETED, completed}}) {
+      const auto seen = take(type);
+      check(seen.size() == n, phase + ": " + type + " " + std::to_string(seen.size()));
+      for (const Received& r : seen)
+        check(r.pml.peer == right && r.pml.tag == 7 && r.pml.bytes == 8, phase + ": " + type + " payload");
+    }
+    clear_received();
+  };
+  Handle* posted = subscribe(MPIMON_EVENT_PML_SEND_POSTED, &world);
+  round();
+  expect("posted", 3, 0);
+  Handle* completed = subscribe(MPIMON_EVENT_PML_SEND_COMPLETED, &world);
+  round();
+  expect("both", 3, 3);
+  unsubscribe(posted);
+  round();
+  expect("completed", 0, 3);
+  unsubscribe(completed);
+  round();
+  expect("none", 0, 0);
+}
+
 void objects() {
   MPI_Comm dup, freed_comm, null_comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -560,6 +601,8 @@ int main(int argc, char** argv) {
     coll();
   else if (mode == "osc")
     osc();
+  else if (mode == "send_midrun")
+    send_midrun();
   else if (mode == "osc_midrun")
     osc_midrun();
   else if (mode == "objects")

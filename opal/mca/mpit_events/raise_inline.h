@@ -15,7 +15,7 @@ namespace mpimon::events {
 
 // A signature of the structures the inline path reads; changes with their sizes (and
 // with kInlineVersion, to be bumped when a change keeps the sizes).
-inline constexpr uint32_t kInlineVersion = 1;
+inline constexpr uint32_t kInlineVersion = 2;  // 2: Snapshot::single is never null (no_single)
 inline constexpr uint32_t kInlineLayout = [] {
   uint32_t h = 2166136261u;  // FNV-1a over the version and the sizes
   for (std::size_t v : {std::size_t{kInlineVersion}, sizeof(EventType), sizeof(Source), sizeof(Snapshot),
@@ -95,7 +95,7 @@ inline void raise_inline(EventType& type, const void* object, const void* payloa
   const Snapshot* snap = type.snapshot.load();
   const Delivery* e = snap->single[static_cast<unsigned>(context)];  // (unsigned: no sign extension)
 #if defined(__x86_64__)
-  if (__builtin_expect(e != nullptr && e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
+  if (__builtin_expect(e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {  // (never null: no_single)
     timestamp = ordered_timestamp(source, static_cast<MPI_Count>(__rdtsc()));  // single: ORDERED
     return deliver_one(&type, e, static_cast<const unsigned char*>(payload), timestamp, context);
   }

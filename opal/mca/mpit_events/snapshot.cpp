@@ -15,6 +15,8 @@
 
 namespace mpimon::events {
 
+const Delivery no_single{&no_single, nullptr, nullptr, nullptr};
+
 Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registration&)>& left_out) {
   std::vector<const Registration*> regs;  // in id order
   for (const auto& [id, reg] : type.registrations)
@@ -42,7 +44,7 @@ Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registr
     *out = {nullptr, nullptr, nullptr, nullptr};
     s->list[context] = list;
     s->direct[context] = direct && n > 0 ? list : nullptr;
-    s->single[context] = direct && n == 1 && stamp_inline ? list : nullptr;
+    s->single[context] = direct && n == 1 && stamp_inline ? list : &no_single;
   }
   return s;
 }

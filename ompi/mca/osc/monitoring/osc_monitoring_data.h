@@ -24,7 +24,6 @@
 #include <type_traits>
 
 #include "engine/single_writer.h"
-#include "runtime/forward_by_jump.h"
 
 // ompi/op/op.h cannot be included (it needs an uninstalled header): the one predefined
 // operation we compare against, by address.
@@ -160,7 +159,7 @@ struct DataWrappers {
         }
       }
     }
-    return forward_by_jump(slow, args...);
+    return slow(args...);
   }
   // The operation-issued event of a put/get/accumulate (and request forms).
   template <Category category, auto slot>
