@@ -95,7 +95,8 @@ inline void raise_inline(EventType& type, const void* object, const void* payloa
   const Snapshot* snap = type.snapshot.load();
   const Delivery* e = snap->single[static_cast<unsigned>(context)];  // (unsigned: no sign extension)
 #if defined(__x86_64__)
-  if (__builtin_expect(e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {  // (never null: no_single)
+  // (e is never null: no_single, whose object no raise names, stands for "none")
+  if (__builtin_expect(e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
     timestamp = ordered_timestamp(source, static_cast<MPI_Count>(__rdtsc()));  // single: ORDERED
     return deliver_one(&type, e, static_cast<const unsigned char*>(payload), timestamp, context);
   }
