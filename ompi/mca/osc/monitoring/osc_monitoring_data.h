@@ -48,8 +48,9 @@ inline void add_message(Counters& c, uint64_t bytes) {
 // sure that either we see the flag or it sees our entry.
 inline void remember_peer(PeerCache& cache, int target, Counters& c) {
   const unsigned i = static_cast<unsigned>(target) & (kPeerCacheSize - 1);
-  // Already there (wait states: every operation takes the slow path): no fence.
-  if (op_events_listened() || (cache.targets[i] == target && cache.counters[i] == &c)) return;
+  // Already there (with wait states every operation takes the slow path): no fence. (A
+  // target's counters never move: the same target, the same counters.)
+  if (cache.targets[i] == target || op_events_listened()) return;
   cache.counters[i] = &c;
   __atomic_store_n(&cache.targets[i], target, __ATOMIC_RELAXED);
   std::atomic_thread_fence(std::memory_order_seq_cst);
