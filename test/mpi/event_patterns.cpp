@@ -30,7 +30,8 @@
 //                      completed between rounds of MPI_Isend (the isend event path is
 //                      chosen when listeners change): each round's events are exactly
 //                      those of the types listened to then; the test checks that the
-//                      dump counts all 12 sends.
+//                      dump counts all 12 sends. "send_midrun threads": the same under
+//                      MPI_THREAD_MULTIPLE (the THREAD_SAFE instantiations).
 //   objects            every event type of the catalogue bound to a communicator or a
 //                      window (wait states included) refuses MPI_COMM_NULL, MPI_WIN_NULL,
 //                      freed objects and objects of the other kind with
@@ -584,7 +585,13 @@ int main(int argc, char** argv) {
     subscribe(MPIMON_EVENT_PML_RECV_POSTED, &world);
     subscribe(MPIMON_EVENT_PML_RECV_COMPLETED, &world);
   }
-  MPI_Init(&argc, &argv);
+  // send_midrun threads: under MPI_THREAD_MULTIPLE (events raised at THREAD_SAFE).
+  if (mode == "send_midrun" && argc > 2 && std::strcmp(argv[2], "threads") == 0) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) check(false, "MPI_THREAD_MULTIPLE not provided");
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (mode == "traffic")

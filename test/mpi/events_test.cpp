@@ -105,6 +105,14 @@ TEST(Events, SendListenersComingAndGoingGetExactlyTheirEvents4Ranks) {
   EXPECT_EQ(read_edges(job.folder, "E"), expected) << job.output;
 }
 
+TEST(Events, SendListenersComingAndGoingUnderThreadMultiple4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "send_midrun", "threads"}));
+  expect_every_rank_ok(job, 4, "send_midrun");
+  Edges expected;
+  for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {12 * 8, 12};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected) << job.output;
+}
+
 // The OSC data wrappers' fast path does not test for listeners (the peer caches are
 // emptied when a tool starts listening): a tool arriving mid-run still gets every
 // operation, and the traffic stays counted exactly whoever listens.
