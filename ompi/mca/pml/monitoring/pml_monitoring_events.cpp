@@ -60,10 +60,12 @@ inline void raise_hot(EventFlag which, const ompi_communicator_t* comm, const mp
   mpimon::events::raise_inline(*events.type[which], comm, &payload, MPIMON_EVENTS_NOW, context);
 }
 
-// Every field of an event's payload but the request.
+// Every field of an event's payload but the request. `on_world`: comm is known to be
+// MPI_COMM_WORLD.
+template <bool on_world = false>
 inline void describe(mpimon_pml_event& e, const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes) {
   e.comm_id = static_cast<int32_t>(comm->c_contextid);
-  if (comm == &ompi_mpi_comm_world.comm) {
+  if (on_world || comm == &ompi_mpi_comm_world.comm) {
     e.peer = rank;  // MPI_ANY_SOURCE stays -1
   } else {
     e.peer = rank >= 0 ? world_rank_of(comm, rank, events.job) : -1;
@@ -134,14 +136,14 @@ namespace {
 // per send (while nobody listens to send events: the wrappers do not take the path then).
 enum class SendEvents { posted, completed, both, tested };
 
-template <SendEvents which, MPI_T_cb_safety context>
+template <SendEvents which, MPI_T_cb_safety context, bool on_world>
 int isend_raising(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                   mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   constexpr bool tested = which == SendEvents::tested;
   // Both events' payload, built before forwarding: only the request is left to fill in
   // afterwards, so few values must survive the call.
   mpimon_pml_event e;
-  describe(e, comm, dst, tag, count * datatype->super.size);
+  describe<on_world>(e, comm, dst, tag, count * datatype->super.size);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) [[unlikely]]
     return failed(rc);
@@ -161,10 +163,10 @@ int isend_raising(const void* buf, size_t count, ompi_datatype_t* datatype, int 
   return OMPI_SUCCESS;  // (not rc: nothing to keep across the calls)
 }
 
-template <MPI_T_cb_safety context>
+template <MPI_T_cb_safety context, bool on_world>
 constexpr isend_fn isend_paths[4] = {
-    isend_raising<SendEvents::posted, context>, isend_raising<SendEvents::completed, context>,
-    isend_raising<SendEvents::both, context>, isend_raising<SendEvents::tested, context>};
+    isend_raising<SendEvents::posted, context, on_world>, isend_raising<SendEvents::completed, context, on_world>,
+    isend_raising<SendEvents::both, context, on_world>, isend_raising<SendEvents::tested, context, on_world>};
 
 // The isend event path for the send events listened to now (before the wrappers are
 // chosen: listeners_changed). A send racing with the change may take the previous path
@@ -176,14 +178,19 @@ void select_isend_path() {
                            : posted            ? SendEvents::posted
                            : completed         ? SendEvents::completed
                                                : SendEvents::tested;
-  const isend_fn* paths = events.context == MPI_T_CB_REQUIRE_THREAD_SAFE ? isend_paths<MPI_T_CB_REQUIRE_THREAD_SAFE>
-                                                                         : isend_paths<MPI_T_CB_REQUIRE_MPI_RESTRICTED>;
+  const bool thread_safe = events.context == MPI_T_CB_REQUIRE_THREAD_SAFE;
+  const isend_fn* paths = thread_safe ? isend_paths<MPI_T_CB_REQUIRE_THREAD_SAFE, false>
+                                      : isend_paths<MPI_T_CB_REQUIRE_MPI_RESTRICTED, false>;
+  const isend_fn* world_paths = thread_safe ? isend_paths<MPI_T_CB_REQUIRE_THREAD_SAFE, true>
+                                            : isend_paths<MPI_T_CB_REQUIRE_MPI_RESTRICTED, true>;
   __atomic_store_n(&isend_with_events, paths[static_cast<int>(which)], __ATOMIC_RELAXED);
+  __atomic_store_n(&isend_with_events_on_world, world_paths[static_cast<int>(which)], __ATOMIC_RELAXED);
 }
 
 }  // namespace
 
-isend_fn isend_with_events = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED>;
+isend_fn isend_with_events = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, false>;
+isend_fn isend_with_events_on_world = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, true>;
 
 static void call_back(void* function) {
   select_isend_path();
