@@ -121,7 +121,39 @@ void arm(ompi_request_t* request, ompi_request_complete_fn_t callback) {
     ompi_request_set_callback(request, callback, nullptr);
 }
 
+// The isend event path for the send events listened to now (below).
+void select_isend_path();
+
 }  // namespace
+
+static void call_back(void* function) {
+  select_isend_path();
+  reinterpret_cast<void (*)()>(function)();
+}
+
+void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*listeners_changed)()) {
+  events.original = original;
+  events.ob1 = ob1;
+  events.job = LocalJob::of_this_process();
+  events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  select_isend_path();
+  // raise_hot reads the library's structures: only with the library of our own build.
+  if (mpimon::events::inline_layout() != mpimon::events::kInlineLayout) {
+    warn_once_per_job(
+        "MPI_T events are off for point-to-point: the MPI_T events library (libmpimon_mpit_events) does not "
+        "come from the same build as the pml plugin; install both from one build");
+    return;
+  }
+  const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
+                          MPIMON_EVENT_PML_RECV_COMPLETED};
+  for (int i = 0; i < 4; ++i) {
+    events.index[i] = mpimon_events_find_type(names[i]);
+    if (events.index[i] < 0) continue;
+    events.type[i] = mpimon::events::event_type(events.index[i]);
+    mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
+                               reinterpret_cast<void*>(listeners_changed));
+  }
+}
 
 namespace {
 // Returns its argument, out of line: an error return through it keeps the compiler from
@@ -191,35 +223,6 @@ void select_isend_path() {
 
 isend_fn isend_with_events = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, false>;
 isend_fn isend_with_events_on_world = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, true>;
-
-static void call_back(void* function) {
-  select_isend_path();
-  reinterpret_cast<void (*)()>(function)();
-}
-
-void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*listeners_changed)()) {
-  events.original = original;
-  events.ob1 = ob1;
-  events.job = LocalJob::of_this_process();
-  events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
-  select_isend_path();
-  // raise_hot reads the library's structures: only with the library of our own build.
-  if (mpimon::events::inline_layout() != mpimon::events::kInlineLayout) {
-    warn_once_per_job(
-        "MPI_T events are off for point-to-point: the MPI_T events library (libmpimon_mpit_events) does not "
-        "come from the same build as the pml plugin; install both from one build");
-    return;
-  }
-  const char* names[4] = {MPIMON_EVENT_PML_SEND_POSTED, MPIMON_EVENT_PML_RECV_POSTED, MPIMON_EVENT_PML_SEND_COMPLETED,
-                          MPIMON_EVENT_PML_RECV_COMPLETED};
-  for (int i = 0; i < 4; ++i) {
-    events.index[i] = mpimon_events_find_type(names[i]);
-    if (events.index[i] < 0) continue;
-    events.type[i] = mpimon::events::event_type(events.index[i]);
-    mpimon_events_watch_notify(events.index[i], &pml_event_flags.flag[i], call_back,
-                               reinterpret_cast<void*>(listeners_changed));
-  }
-}
 
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {
