@@ -15,7 +15,7 @@ namespace mpimon::events {
 
 // A signature of the structures the inline path reads; changes with their sizes (and
 // with kInlineVersion, to be bumped when a change keeps the sizes).
-inline constexpr uint32_t kInlineVersion = 2;  // 2: Snapshot::single is never null (no_single)
+inline constexpr uint32_t kInlineVersion = 3;  // 2: single never null (no_single); 3: EventType::single
 inline constexpr uint32_t kInlineLayout = [] {
   uint32_t h = 2166136261u;  // FNV-1a over the version and the sizes
   for (std::size_t v : {std::size_t{kInlineVersion}, sizeof(EventType), sizeof(Source), sizeof(Snapshot),
@@ -94,8 +94,7 @@ inline void raise_inline(EventType& type, const void* object, const void* payloa
   if (__builtin_expect(!token_cas<0, kDelivering>(source.state), 0))
     return raise_slow(type, object, payload, timestamp, context, false);
   // Loaded after taking the token (see snapshot.cpp).
-  const Snapshot* snap = type.snapshot.load();
-  const Delivery* e = snap->single[static_cast<unsigned>(context)];  // (unsigned: no sign extension)
+  const Delivery* e = type.single[static_cast<unsigned>(context)].load();  // (unsigned: no sign extension)
 #if defined(__x86_64__)
   // (e is never null: no_single, whose object no raise names, stands for "none")
   if (__builtin_expect(e->object == object && timestamp == MPIMON_EVENTS_NOW, 1)) {
@@ -103,7 +102,7 @@ inline void raise_inline(EventType& type, const void* object, const void* payloa
     return deliver_one(&type, e, static_cast<const unsigned char*>(payload), timestamp, context, source);
   }
 #endif
-  raise_held(type, snap, object, static_cast<const unsigned char*>(payload), timestamp, context);
+  raise_held(type, type.snapshot.load(), object, static_cast<const unsigned char*>(payload), timestamp, context);
 }
 
 }  // namespace mpimon::events

@@ -63,6 +63,9 @@ bool defer_to_token_holder(Source& source) {
 
 void publish_snapshot(EventType& type, Snapshot* next) {
   Source& source = *type.source;
+  // The mirror first: a delivery that took the token after the check below reads the new
+  // entries (seq_cst), one that took it before keeps the old snapshot alive.
+  for (int context = 0; context < kLevels; ++context) type.single[context].store(next->single[context]);
   const Snapshot* old = type.snapshot.exchange(next);  // seq_cst: see the header comment
   if (old == nullptr) return;
   if (defer_to_token_holder(source)) {
