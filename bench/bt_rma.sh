@@ -19,21 +19,25 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ranks=${MPIMON_BT_RANKS:-4}
 iterations=${MPIMON_BT_ITERATIONS:-50}
 points=${MPIMON_BT_POINTS:-64}
-components=(${MPIMON_BT_OSC:-rdma pt2pt})
+# Open MPI 5.0 has no osc/pt2pt (docs/open-mpi-5.md).
+default_components="rdma pt2pt"
+[[ $ompi_version == 4.1.* ]] || default_components="rdma"
+components=(${MPIMON_BT_OSC:-$default_components})
 variants=(fence gats_fence gats gats_opt)
 
-for f in bin/bt_rma bin/mpimon lib/mpimon/mca_osc_monitoring.so; do
+for f in bin/bt_rma bin/mpimon lib/mpimon/mca_osc_mpimon.so; do
   [[ -e $builddir/$f ]] || die "$builddir/$f is missing: build mpimon first ('cmake --build $builddir')"
 done
-command -v mpirun.openmpi >/dev/null || die "mpirun.openmpi not found: Debian 12's openmpi-bin is required"
+command -v mpirun.openmpi >/dev/null || die "mpirun.openmpi not found: Debian's openmpi-bin is required"
 clean_mpi_environment
 make_work_dir bt-rma
 snapshot_plugins "$work"
 
 run() { # FOLDER WAIT_STATES OSC VARIANT -> the kernel's line
   mkdir -p "$1"
-  (cd "$1" && OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT" timeout 600 mpirun.openmpi \
-    -np "$ranks" --mca mpi_yield_when_idle 1 --mca osc "$3,monitoring" --mca pml_monitoring_enable 2 \
+  # mpimon run adds our OSC component to the selection (rdma -> rdma,mpimon).
+  (cd "$1" && MPIMON_PLUGIN_DIR=$snapdir timeout 600 "$builddir/bin/mpimon" run -- \
+    -np "$ranks" --mca mpi_yield_when_idle 1 --mca osc "$3" --mca pml_monitoring_enable 2 \
     --mca osc_monitoring_wait_states "$2" "$builddir/bin/bt_rma" "$4" "$iterations" "$points") >"$1/log" 2>&1 ||
     { tail -n 20 "$1/log" >&2; die "bt_rma $4 failed ($3, wait states $2)"; }
   grep '^bt_rma' "$1/log"

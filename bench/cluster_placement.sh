@@ -97,10 +97,11 @@ layouts=(by-slot round-robin scotch rankfile reorder)
 
 [[ -x $program ]] || die "$program is missing: build it with 'cmake --build $builddir --target mpimon_bench_placement'"
 [[ -x $mpimon ]] || die "$mpimon is missing: build it with 'cmake --build $builddir --target mpimon'"
-[[ -f $plugindir/mca_pml_monitoring.so ]] || die "our plugins are missing in $plugindir: build mpimon first"
+[[ -f $plugindir/mca_pml_mpimon.so ]] || die "our plugins are missing in $plugindir: build mpimon first"
 if ! why=$("$cluster" check); then die "cannot emulate hosts here: $why"; fi
 if ! why=$("$cluster" net-check "$network" 2>&1); then die "MPIMON_HOSTS_NET='$network': $why"; fi
 clean_mpi_environment
+mpimon_environment "$plugindir"
 make_work_dir cluster-placement
 
 # The emulated cluster, removed at exit whatever happens.
@@ -130,7 +131,7 @@ run() {
   while [[ $1 != -- ]]; do mpirun_args+=("$1"); shift; done
   shift
   program_args=("$@")
-  (cd "$folder" && OMPI_MCA_mca_base_component_path="$plugindir:SYS_DEFAULT:USER_DEFAULT" \
+  (cd "$folder" && env "${ours_env[@]}" \
     timeout -k 10 "$run_timeout" "$cluster" run "$name" mpirun.openmpi --hostfile "$hostfile" -np "$ranks" \
     "${launch[@]}" --bind-to none --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_job_file "$job" \
     "${mpirun_args[@]}" "$program" "${program_args[@]}") >"$log" 2>&1

@@ -1,29 +1,28 @@
 #!/usr/bin/env bash
 # Instructions executed inside the monitoring code per MPI_Allreduce (8 B, 4 ranks,
-# measured at rank 3): Debian's monitoring components vs ours, plus the whole
-# MPI_Allreduce with no monitoring, side by side. Reports only.
+# measured at rank 3): Open MPI's own monitoring components vs ours, plus the whole
+# MPI_Allreduce with no monitoring, side by side, on the Open MPI this machine runs (4.1,
+# or 5.0 in the Debian 13 root). Reports only.
 #
 #   bench/coll_overhead.sh [BUILD_DIR]
 #
 # Rank 3 runs under `valgrind --tool=callgrind --toggle-collect=PMPI_Allreduce` with K1
-# and K2 allreduces; the self cost of the monitoring objects (ours: everything in our
-# plugin folder; Debian's: its coll/pml monitoring plugins, libmca_common_monitoring and
-# libm for its log10) is differenced and divided by K2 - K1. Both the COLL layer (the
+# and K2 allreduces; the self cost of the monitoring code (ours: everything in our plugin
+# folder; Open MPI's: common.sh, openmpi_monitoring_code) is differenced and divided by
+# K2 - K1. Both the COLL layer (the
 # logical allreduce) and the PML layer (its point-to-point decomposition) run.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-build="$(cd "${1:-$here/../build}" && pwd)"
-plugins="$build/lib/mpimon"
-command -v valgrind >/dev/null || { echo "coll_overhead.sh: valgrind is not installed" >&2; exit 2; }
-[ -f "$plugins/mca_coll_monitoring.so" ] || { echo "coll_overhead.sh: no $plugins/mca_coll_monitoring.so (build first)" >&2; exit 2; }
-cmake --build "$build" --target mpimon_bench_allreduce >/dev/null
-exe="$build/bin/mpimon_bench_allreduce"
-distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_coll_monitoring.so | head -1)")
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$plugins" "$work/plugins"  # a rebuild during the run cannot mix versions
-cat > "$work/rank3.sh" <<WRAP
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+command -v valgrind >/dev/null || die "valgrind is not installed"
+[[ -f $plugindir/mca_coll_mpimon.so ]] || die "no $plugindir/mca_coll_mpimon.so (build first)"
+cmake --build "$builddir" --target mpimon_bench_allreduce >/dev/null || die "cannot build mpimon_bench_allreduce"
+exe=$builddir/bin/mpimon_bench_allreduce
+clean_mpi_environment
+make_work_dir coll-overhead
+snapshot_plugins "$work" # a rebuild during the run cannot mix versions
+mpimon_environment "$snapdir"
+cat >"$work/rank3.sh" <<WRAP
 #!/usr/bin/env bash
 if [ "\$OMPI_COMM_WORLD_RANK" = 3 ]; then
   exec valgrind -q --tool=callgrind --toggle-collect=PMPI_Allreduce --callgrind-out-file="\$OUT" "\$@"
@@ -31,11 +30,6 @@ fi
 exec "\$@"
 WRAP
 chmod +x "$work/rank3.sh"
-while IFS='=' read -r name _; do unset "$name"; done < <(env | grep '^OMPI_MCA_' || true)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-for setting in ${MPIMON_BENCH_MCA:-}; do  # as in common.sh: MCA parameters for every configuration
-  export "OMPI_MCA_${setting%%=*}=${setting#*=}"
-done
 
 K1=200
 K2=400
@@ -43,19 +37,19 @@ run() {  # config K -> callgrind file
   local config=$1 k=$2 out="$work/$1.$2.out"
   local -a env_path=() level=(--mca pml_monitoring_enable 2)
   case $config in
-    none) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT"); level=(--mca pml_monitoring_enable 0) ;;
-    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$work/plugins:SYS_DEFAULT:USER_DEFAULT") ;;
+    none) env_path=("${ours_env[@]}"); level=(--mca pml_monitoring_enable 0) ;;
+    mpimon) env_path=("${ours_env[@]}") ;;
     distro) ;;
   esac
-  env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 --mca btl self,vader "${level[@]}" \
+  env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 "${btl_args[@]}" "${level[@]}" \
     --mca pml_monitoring_job_file "" "$work/rank3.sh" "$exe" "$k" >"$work/$config.$k.log" 2>&1 ||
-    { [ "$config" = distro ] || { echo "coll_overhead.sh: $config run failed:" >&2; cat "$work/$config.$k.log" >&2; exit 1; }; }
+    { [ "$config" = distro ] || { cat "$work/$config.$k.log" >&2; die "$config run failed (output above)"; }; }
   echo "$out"
 }
 objects() {  # config -> substrings naming its monitoring objects
   case $1 in
-    mpimon) echo "$work/plugins/" ;;
-    distro) echo "$distro_dir/mca_coll_monitoring.so $distro_dir/mca_pml_monitoring.so libmca_common_monitoring libm.so" ;;
+    mpimon) echo "$snapdir/" ;;
+    distro) openmpi_monitoring_code ;;
     none) echo "no-such-object" ;;
   esac
 }
@@ -73,6 +67,8 @@ per_call() {  # config what(total|monitoring)
   awk -v a="$a" -v b="$b" -v d=$((K2 - K1)) 'BEGIN{printf "%.1f", (b - a) / d}'
 }
 
+echo "Open MPI $ompi_version, btl self,$shm_btl, 8-byte MPI_Allreduce on 4 ranks, rank 3 under callgrind, (K=$K2 - K=$K1) / $((K2 - K1))"
+echo
 echo "| configuration | instructions per MPI_Allreduce (8 B, rank 3 of 4) | of which inside monitoring code |"
 echo "|---|---:|---:|"
 for config in none distro mpimon; do

@@ -19,6 +19,52 @@ builddir_arg=${1:-$here/../build}
 builddir=$(cd "$builddir_arg" && pwd)
 plugindir=$builddir/lib/mpimon
 
+# The Open MPI series this machine runs (4.1: Debian 12, 5.0: Debian 13 or its root,
+# scripts/debian13-root.sh) and the MCA arguments that differ between series, in one place:
+# the shared-memory BTL is vader on 4.1, sm on 5.0.
+ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p' | head -n1)
+case $ompi_version in
+  4.1.*) shm_btl=vader ;;
+  5.0.*) shm_btl=sm ;;
+  *) die "Open MPI '${ompi_version:-not found}': the benchmarks know the 4.1 and 5.0 series (ompi_info --version)" ;;
+esac
+btl_args=(--mca btl "self,$shm_btl")
+
+# ours_env=(NAME=value ...): what `mpimon run` sets for a job with our plugins in folder
+# $1 (Open MPI's own monitoring components excluded): printed by the project's mpimon env,
+# the one list (tools/mpimon/component_selection.h). Call after clean_mpi_environment
+# (mpimon env merges the caller's own pml/coll/osc selections).
+mpimon_environment() {
+  local folder=$1 line
+  [[ -x $builddir/bin/mpimon ]] || die "$builddir/bin/mpimon is missing: build it with 'cmake --build $builddir --target mpimon'"
+  ours_env=()
+  while IFS= read -r line; do
+    line=${line#export }
+    ours_env+=("${line//\'/}")
+  done < <(MPIMON_PLUGIN_DIR=$folder "$builddir/bin/mpimon" env)
+  [[ ${#ours_env[@]} -gt 0 ]] || die "'$builddir/bin/mpimon env' printed nothing"
+}
+
+# Whether Open MPI's own <framework>/monitoring component ran code in a callgrind file:
+# its plugin (4.1: mca_<framework>_monitoring.so) or, built into libmpi (5.0), its
+# exported functions (mca_<framework>_monitoring_*).
+openmpi_monitoring_ran() { # FILE FRAMEWORK
+  grep -qE "^c?ob=(\([0-9]+\) )?/.*/mca_$2_monitoring\.so$" "$1" ||
+    grep -qE "^c?fn=\([0-9]+\) mca_$2_monitoring_" "$1"
+}
+
+# Where Open MPI's own monitoring code runs, as arguments of callgrind_objects.py (its
+# self cost): 4.1 its plugins, libmca_common_monitoring and libm (its log10); 5.0 the
+# exported functions of the three components and their common code inside libmpi, and
+# libm. 5.0's static functions (the osc layer's per-component templates) have no name
+# there: on 5.0 only the whole-call difference with `none` covers them.
+openmpi_monitoring_code() {
+  case $ompi_version in
+    4.1.*) echo "/mca_pml_monitoring.so /mca_coll_monitoring.so /mca_osc_monitoring.so libmca_common_monitoring libm.so" ;;
+    *) echo "fn:mca_pml_monitoring_ fn:mca_coll_monitoring_ fn:mca_osc_monitoring_ fn:mca_common_monitoring_ libm.so" ;;
+  esac
+}
+
 # Comparable runs: nothing from the caller's Open MPI settings; what root and
 # oversubscription on these machines need.
 clean_mpi_environment() {
@@ -28,7 +74,7 @@ clean_mpi_environment() {
     note "ignoring caller's $(echo "$unset_vars" | tr '\n' ' ')"
     for v in $unset_vars; do unset "$v"; done
   fi
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
   # MPIMON_BENCH_MCA="name=value ...": MCA parameters for every configuration of the run,
   # e.g. pml_monitoring_snapshot_interval=0 to measure with the time series off.
   local setting

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions added per MPI_Isend + MPI_Wait by our MPI_T events: compiled out, built in
 # with nobody listening, an empty callback registered, and buffered delivery — next to no
-# monitoring and Debian's own component, in one run, measured with valgrind's callgrind.
+# monitoring and Open MPI's own component, in one run, measured with valgrind's callgrind.
 #
 #   bench/events_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
 #
@@ -12,7 +12,7 @@
 #
 # Configurations (program mode in brackets):
 #   none       pml_monitoring_enable 0 (plain)
-#   distro     Debian's pml/monitoring, enable 2 (plain)
+#   distro     Open MPI's own pml/monitoring, enable 2 (plain)
 #   compiled-out  ours, enable 2, with our PML plugin built with MPIMON_PML_EVENTS=0
 #              (target mpimon_bench_pml_noevents), MPI_T initialised (idle)
 #   idle       ours, enable 2, events built in, MPI_T initialised, no handle (idle)
@@ -62,9 +62,8 @@ if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_events mpimon_b
   die "building the benchmark targets failed (output above)"
 fi
 exe=$builddir/bin/mpimon_bench_events
-noevents=$builddir/bench/lib-pml-noevents/mca_pml_monitoring.so
+noevents=$builddir/bench/lib-pml-noevents/mca_pml_mpimon.so
 [[ -x $exe && -f $noevents ]] || die "missing $exe or $noevents after the build"
-ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p' | head -n1)
 
 make_work_dir events-overhead
 
@@ -72,10 +71,11 @@ wrapper=$work/rank0_callgrind.sh
 write_rank0_callgrind_wrapper "$wrapper" PMPI_Isend PMPI_Wait MPI_T_event_get_num
 
 snapshot_plugins "$work"
+mpimon_environment "$snapdir"
 # The same plugins, with the PML plugin built without the events check.
 noevents_dir=$work/lib-mpimon-noevents
 cp -a "$snapdir" "$noevents_dir"
-cp "$noevents" "$noevents_dir/mca_pml_monitoring.so"
+cp "$noevents" "$noevents_dir/mca_pml_mpimon.so"
 cp -p "$exe" "$work/mpimon_bench_events"
 exe=$work/mpimon_bench_events
 
@@ -86,16 +86,16 @@ run_one() {
   local -a envs=(env -u OMPI_MCA_mca_base_component_path)
   local enable=2 mode=idle
   case $config in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); enable=0; mode=plain ;;
+    none) envs+=("${ours_env[@]}"); enable=0; mode=plain ;;
     distro) mode=plain ;;
-    compiled-out) envs+=("OMPI_MCA_mca_base_component_path=$noevents_dir:SYS_DEFAULT:USER_DEFAULT") ;;
-    idle) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
-    one | empty | buffered) envs+=("OMPI_MCA_mca_base_component_path=$snapdir:SYS_DEFAULT:USER_DEFAULT"); mode=$config ;;
+    compiled-out) envs+=("${ours_env[@]}" "OMPI_MCA_mca_base_component_path=$noevents_dir:SYS_DEFAULT:USER_DEFAULT") ;;
+    idle) envs+=("${ours_env[@]}") ;;
+    one | empty | buffered) envs+=("${ours_env[@]}"); mode=$config ;;
   esac
   rm -f "$out"
   local rc=0
   (cd "$work" && "${envs[@]}" LD_LIBRARY_PATH="$snapdir" timeout "$run_timeout" mpirun.openmpi -np 2 \
-    --mca btl self,vader --mca pml_monitoring_enable "$enable" "$wrapper" "$out" "$exe" "$mode" "$k") >"$log" 2>&1 || rc=$?
+    "${btl_args[@]}" --mca pml_monitoring_enable "$enable" "$wrapper" "$out" "$exe" "$mode" "$k") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -n 20 "$log" >&2
     die "run failed (exit status $rc): $config, K=$k"
@@ -104,10 +104,11 @@ run_one() {
   local objs
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
   case $config in
-    none) ! grep -q 'mca_pml_monitoring' <<<"$objs" || die "config none ran a monitoring component" ;;
-    distro) grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qv "$work" || die "config distro: Debian's component did not run" ;;
-    compiled-out) grep -qxF "$noevents_dir/mca_pml_monitoring.so" <<<"$objs" || die "config compiled-out: the events-less plugin did not run" ;;
-    *) grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
+    none) ! grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" && ! openmpi_monitoring_ran "$out" pml ||
+      die "config none ran a monitoring component" ;;
+    distro) openmpi_monitoring_ran "$out" pml || die "config distro: Open MPI's own component did not run" ;;
+    compiled-out) grep -qxF "$noevents_dir/mca_pml_mpimon.so" <<<"$objs" || die "config compiled-out: the events-less plugin did not run" ;;
+    *) grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" || die "config $config: our plugin did not run" ;;
   esac
   local total
   total=$(callgrind_total "$out")
@@ -135,7 +136,7 @@ diff_of() {
 label() {
   case $1 in
     none) echo "none (pml_monitoring_enable 0)" ;;
-    distro) echo "distro (Debian's pml/monitoring)" ;;
+    distro) echo "distro (Open MPI's pml/monitoring)" ;;
     compiled-out) echo "mpimon, events compiled out" ;;
     idle) echo "mpimon, events built in, nobody listening" ;;
     one) echo "mpimon + empty callback on send posted (1 event per iteration)" ;;
@@ -146,7 +147,7 @@ label() {
 
 echo "## Instructions per MPI_Isend + MPI_Wait (8 B, MPI_COMM_WORLD), MPI_T events"
 echo
-echo "Open MPI ${ompi_version:-?}, ob1 + vader, 2 ranks; callgrind Ir of world rank 0 inside PMPI_Isend,"
+echo "Open MPI ${ompi_version:-?}, ob1 + $shm_btl, 2 ranks; callgrind Ir of world rank 0 inside PMPI_Isend,"
 echo "PMPI_Wait and MPI_T_event_get_num, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)); one message in flight."
 echo
 echo "| configuration | Isend + Wait | vs none | vs compiled out |"

@@ -20,7 +20,7 @@
 # pml/coll monitoring plugins, libmca_common_monitoring and libm) is the exact figure.
 #
 # Configurations:
-#   none    our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
+#   none    ours loaded as `mpimon run` loads them (mpimon env), pml_monitoring_enable 0
 #           (nothing of ours interposed, the io layer included)
 #   distro  Debian's components: our dir not in the path, pml_monitoring_enable 2. Open
 #           MPI has NO I/O monitoring (4.1, 5.0, main): no io component, nothing counted
@@ -35,7 +35,7 @@
 # at pml_monitoring_enable 2:
 #   io on       io_monitoring_enable 1 (default)
 #   io off      io_monitoring_enable 0 (the io component declines every file)
-#   io absent   our plugin folder without mca_io_monitoring.so
+#   io absent   our plugin folder without mca_io_mpimon.so
 #   before io   MPIMON_BENCH_BASE=<build dir of a commit before the io layer> (optional:
 #               its plugins and bench programs; "-" when not given)
 # Each cell: the total inside the call and, beside it, the self cost of our objects (exact;
@@ -53,12 +53,12 @@ K1=200
 K2=400
 run_timeout=300
 
-for tool in valgrind mpirun.openmpi python3 timeout; do
+for tool in valgrind mpirun python3 timeout; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found (scripts/setup.sh installs what the benchmarks need)"
 done
 clean_mpi_environment
-[[ -f $plugindir/mca_io_monitoring.so ]] ||
-  die "our io plugin $plugindir/mca_io_monitoring.so is missing: build it with 'cmake --build $builddir --target mca_io_monitoring'"
+[[ -f $plugindir/mca_io_mpimon.so ]] ||
+  die "our io plugin $plugindir/mca_io_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_io_monitoring'"
 distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_pml_monitoring.so | head -1)")
 [[ -f $distro_dir/mca_pml_monitoring.so ]] || die "Debian's pml/monitoring component is not installed (libopenmpi3)"
 if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_io 2>&1); then
@@ -71,7 +71,8 @@ make_work_dir io-overhead
 snapshot_plugins "$work"
 cp -p "$exe" "$work/mpimon_bench_io"
 exe=$work/mpimon_bench_io
-our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+mpimon_environment "$snapdir"
+snap_env=("${ours_env[@]}")
 
 # run CONFIG CALL RANKS BYTES K -> the callgrind output file
 run() {
@@ -80,16 +81,16 @@ run() {
   local -a envs=(env -u OMPI_MCA_mca_base_component_path)
   local enable=2
   case $config in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    none) envs+=("${snap_env[@]}"); enable=0 ;;
     distro) ;;
-    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
+    mpimon) envs+=("${snap_env[@]}") ;;
   esac
   local wrapper=$work/rank0.$call.sh
   [[ -x $wrapper ]] || write_rank0_callgrind_wrapper "$wrapper" "PMPI_File_$call"
   mkdir -p "$work/files.$tag"
   rm -f "$out"
   local rc=0
-  (cd "$work/files.$tag" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np "$ranks" --mca btl self,vader \
+  (cd "$work/files.$tag" && "${envs[@]}" timeout "$run_timeout" mpirun -np "$ranks" "${btl_args[@]}" \
     --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable "$enable" --mca pml_monitoring_job_file "" \
     "$wrapper" "$out" "$exe" "$call" "$bytes" "$k") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
@@ -100,7 +101,7 @@ run() {
   # The io layer ran exactly where it should (a component that silently failed to load
   # cannot fake a figure).
   local ours_seen=0
-  grep -qF "$snapdir/mca_io_monitoring.so" "$out" && ours_seen=1
+  grep -qF "$snapdir/mca_io_mpimon.so" "$out" && ours_seen=1
   case $config:$ours_seen in
     mpimon:1 | none:0 | distro:0) ;;
     mpimon:0) die "config 'mpimon': our io component did not run inside MPI_File_$call" ;;
@@ -174,11 +175,11 @@ fi
 cp -p "$builddir/bin/mpimon_bench_isend" "$builddir/bin/mpimon_bench_allreduce" "$work/"
 absent_dir=$work/lib-mpimon-no-io
 cp -a "$snapdir" "$absent_dir"
-rm -f "$absent_dir/mca_io_monitoring.so"
+rm -f "$absent_dir/mca_io_mpimon.so"
 base=${MPIMON_BENCH_BASE:-}
 if [[ -n $base ]]; then
   [[ -f $base/lib/mpimon/mca_pml_monitoring.so && -x $base/bin/mpimon_bench_isend && -x $base/bin/mpimon_bench_allreduce ]] ||
-    die "MPIMON_BENCH_BASE=$base: expected lib/mpimon/mca_pml_monitoring.so, bin/mpimon_bench_isend and bin/mpimon_bench_allreduce there"
+    die "MPIMON_BENCH_BASE=$base: expected a build before the io layer (and before the mpimon name): lib/mpimon/mca_pml_monitoring.so, bin/mpimon_bench_isend and bin/mpimon_bench_allreduce there"
   [[ ! -f $base/lib/mpimon/mca_io_monitoring.so ]] || note "MPIMON_BENCH_BASE=$base has an io component: not a build before the io layer"
   mkdir "$work/base" "$work/base/bin"
   cp -a "$base/lib/mpimon" "$work/base/lib-mpimon"
@@ -207,8 +208,16 @@ hot_run() {
   fi
   rm -f "$out"
   local rc=0
-  (cd "$work" && env OMPI_MCA_mca_base_component_path="$plugins:SYS_DEFAULT:USER_DEFAULT" timeout "$run_timeout" \
-    mpirun.openmpi --mca btl self,vader --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
+  # A base build predates the mpimon name: same-name replacement through the path, as then.
+  local -a envs
+  if [[ $config == base ]]; then
+    envs=(OMPI_MCA_mca_base_component_path="$plugins:SYS_DEFAULT:USER_DEFAULT")
+  else
+    mpimon_environment "$plugins"
+    envs=("${ours_env[@]}")
+  fi
+  (cd "$work" && env "${envs[@]}" timeout "$run_timeout" \
+    mpirun "${btl_args[@]}" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
     --mca io_monitoring_enable "$io" --mca pml_monitoring_job_file "" "${program[@]}") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -n 20 "$log" >&2

@@ -5,9 +5,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
-[ -f "$build/lib/mpimon/mca_pml_monitoring.so" ] || { echo "job_file.sh: no plugin in $build/lib/mpimon (build first)" >&2; exit 2; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_mca_base_component_path="$build/lib/mpimon:SYS_DEFAULT:USER_DEFAULT"
+[ -f "$build/lib/mpimon/mca_pml_mpimon.so" ] || { echo "job_file.sh: no plugin in $build/lib/mpimon (build first)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
+eval "$(MPIMON_PLUGIN_DIR="$build/lib/mpimon" "$build/bin/mpimon" env)"  # as mpimon run loads our components
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -10,8 +10,8 @@
 # Rank 3 runs under `valgrind --tool=callgrind` collecting inside PMPI_Allreduce,
 # PMPI_Iallreduce, PMPI_Ibcast, PMPI_Ibarrier, PMPI_Ialltoall, PMPI_Ineighbor_alltoall and
 # PMPI_Wait, with K1 and K2 calls; the self
-# cost of the monitoring objects (ours: our plugin folder; Debian's: its coll/pml
-# monitoring plugins, libmca_common_monitoring, libm) is differenced and divided by
+# cost of the monitoring code (ours: our plugin folder; Open MPI's: common.sh,
+# openmpi_monitoring_code) is differenced and divided by
 # K2 - K1. Ours includes the COLL wrapper, the tracker (begin, completion, the wait
 # wrappers) and the PML layer with its attribution of the collective's messages. The
 # whole-call column also counts Open MPI's progress polling: noisy on a shared machine.
@@ -19,13 +19,13 @@ set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 command -v valgrind >/dev/null || die "valgrind is not installed"
-[[ -f $plugindir/mca_coll_monitoring.so ]] || die "no $plugindir/mca_coll_monitoring.so (build first)"
+[[ -f $plugindir/mca_coll_mpimon.so ]] || die "no $plugindir/mca_coll_mpimon.so (build first)"
 cmake --build "$builddir" --target mpimon_bench_nbc >/dev/null || die "cannot build mpimon_bench_nbc"
 exe=$builddir/bin/mpimon_bench_nbc
-distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_coll_monitoring.so | head -1)")
 clean_mpi_environment
 make_work_dir nbc-overhead
 snapshot_plugins "$work"
+mpimon_environment "$snapdir"
 cat >"$work/rank3.sh" <<WRAP
 #!/usr/bin/env bash
 if [ "\$OMPI_COMM_WORLD_RANK" = 3 ]; then
@@ -47,13 +47,13 @@ run() {  # config kind K -> callgrind file
   local config=$1 kind=$2 k=$3 out="$work/$1.$2.$3.out"
   local -a env_path=() level=(--mca pml_monitoring_enable 2) sampling=()
   case $config in
-    none) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"); level=(--mca pml_monitoring_enable 0) ;;
-    mpimon) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT") ;;
-    every) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"); sampling=(--mca coll_monitoring_nbc_sampling 1) ;;
-    unfollowed) env_path=(OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"); sampling=(--mca coll_monitoring_nbc_sampling 0) ;;
+    none) env_path=("${ours_env[@]}"); level=(--mca pml_monitoring_enable 0) ;;
+    mpimon) env_path=("${ours_env[@]}") ;;
+    every) env_path=("${ours_env[@]}"); sampling=(--mca coll_monitoring_nbc_sampling 1) ;;
+    unfollowed) env_path=("${ours_env[@]}"); sampling=(--mca coll_monitoring_nbc_sampling 0) ;;
     distro) ;;
   esac
-  env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 --mca btl self,vader --mca mpi_yield_when_idle 1 \
+  env "${env_path[@]}" OUT="$out" timeout 300 mpirun.openmpi -np 4 "${btl_args[@]}" --mca mpi_yield_when_idle 1 \
     "${level[@]}" "${sampling[@]}" --mca pml_monitoring_job_file "" "$work/rank3.sh" "$exe" "$kind" "$k" >"$work/$config.$kind.$k.log" 2>&1 ||
     { tail -5 "$work/$config.$kind.$k.log" >&2; die "$config $kind run failed"; }
   echo "$out"
@@ -61,7 +61,7 @@ run() {  # config kind K -> callgrind file
 objects() {  # config -> substrings naming its monitoring objects
   case $1 in
     mpimon | every | unfollowed) echo "$snapdir/" ;;
-    distro) echo "$distro_dir/mca_coll_monitoring.so $distro_dir/mca_pml_monitoring.so libmca_common_monitoring libm.so" ;;
+    distro) openmpi_monitoring_code ;;
     none) echo "no-such-object" ;;
   esac
 }

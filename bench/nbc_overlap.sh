@@ -35,7 +35,8 @@ exe=$builddir/bin/mpimon_bench_nbc_overlap
 clean_mpi_environment
 make_work_dir nbc-overlap
 snapshot_plugins "$work"
-export OMPI_MCA_mca_base_component_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+mpimon_environment "$snapdir"
+export "${ours_env[@]}"
 
 run() {  # collective alone|test extra-mca... -> "result ..." line
   local collective=$1 how=$2

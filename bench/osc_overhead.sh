@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per passive-target epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock)
-# with OSC monitoring: no monitoring vs Debian's own osc/monitoring component vs ours
+# with OSC monitoring: no monitoring vs Open MPI's own osc/monitoring component vs ours
 # (with and without synchronisation timing, with wait-state detection), side by side,
 # measured with callgrind; then the cost of one epoch of each synchronisation kind
 # (lock, fence, general active target) in instructions and in wall-clock time, to show
@@ -20,14 +20,17 @@
 # From the same files, callgrind_annotate gives:
 #   - each call's share (inclusive cost of PMPI_Win_lock, PMPI_Put, PMPI_Win_unlock);
 #   - the instructions executed inside the monitoring code itself: the self cost of the
-#     monitoring objects (ours: mca_osc_monitoring.so + libmpimon_monitoring.so; the
-#     distro's: its mca_osc_monitoring.so + libmca_common_monitoring.so; plus libm, where
-#     the distro's PML layer calls log10 — unused by its OSC layer).
+#     monitoring code (ours: mca_osc_mpimon.so + libmpimon_monitoring.so; Open MPI's:
+#     common.sh, openmpi_monitoring_code: on 4.1 its plugins, libmca_common_monitoring.so
+#     and libm, where its PML layer calls log10; on 5.0 its named functions in libmpi,
+#     where its osc templates have no name: there its lock/put/unlock columns against
+#     none's are the measure).
 #
-# Configurations (all with --mca btl self,vader; Open MPI picks osc/rdma for this window):
-#   none          our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
-#   distro        Debian's components: our dir not in the path, pml_monitoring_enable 2
-#   mpimon        ours: <BUILD_DIR>/lib/mpimon first in the path, pml_monitoring_enable 2
+# Configurations (all with --mca btl self,vader on 4.1, self,sm on 5.0; Open MPI picks
+# osc/rdma for this window on 4.1, its own choice on 5.0, printed with the table):
+#   none          ours loaded as `mpimon run` loads them (mpimon env), pml_monitoring_enable 0
+#   distro        Open MPI's own components: nothing of ours, pml_monitoring_enable 2
+#   mpimon        ours (mpimon env: <BUILD_DIR>/lib/mpimon), pml_monitoring_enable 2
 #                 (traffic only, like the distro's component: the default)
 #   mpimon-timing ours with --mca osc_monitoring_sync_timing 1 (synchronisation calls
 #                 also counted and timed, which the distro cannot do)
@@ -73,8 +76,8 @@ for tool in valgrind callgrind_annotate mpirun.openmpi mpicc.openmpi ompi_info t
   if ! command -v "$tool" >/dev/null 2>&1; then
     case $tool in
       valgrind | callgrind_annotate) die "$tool not found: install valgrind (apt-get install valgrind); the measurement uses callgrind" ;;
-      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian 12's openmpi-bin) is required" ;;
-      mpicc.openmpi) die "mpicc.openmpi not found: Debian 12's libopenmpi-dev is required to build the benchmark program" ;;
+      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian's openmpi-bin) is required" ;;
+      mpicc.openmpi) die "mpicc.openmpi not found: Debian's libopenmpi-dev is required to build the benchmark program" ;;
       *) die "$tool not found" ;;
     esac
   fi
@@ -83,14 +86,13 @@ valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind
 
 clean_mpi_environment
 
-for f in mca_osc_monitoring.so mca_pml_monitoring.so libmpimon_monitoring.so; do
+for f in mca_osc_mpimon.so mca_pml_mpimon.so libmpimon_monitoring.so; do
   [[ -f $plugindir/$f ]] || die "$plugindir/$f is missing: build mpimon first ('cmake --build $builddir')"
 done
 ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
   die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
-ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
 grep -qE '^mca:osc:monitoring:' <<<"$ompi_info_out" ||
-  die "Debian's own osc/monitoring component is not found by ompi_info (it ships with Open MPI's libopenmpi3 package); the 'distro' row needs it"
+  die "Open MPI's own osc/monitoring component is not found by ompi_info (Debian ships it in libopenmpi3 on 12, inside libmpi on 13); the 'distro' row needs it"
 
 make_work_dir osc-overhead
 
@@ -167,37 +169,16 @@ write_rank0_callgrind_wrapper "$wrapper" PMPI_Win_lock PMPI_Put PMPI_Win_unlock 
   PMPI_Win_start PMPI_Win_complete PMPI_Win_wait
 
 snapshot_plugins "$work"
-our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+mpimon_environment "$snapdir"
 
 # Sum of callgrind_annotate rows (self or inclusive) whose text matches an awk regex.
 annotate_sum() { # FILE INCLUSIVE(yes|no) REGEX
   callgrind_annotate --auto=no --inclusive="$2" --threshold=100 "$1" 2>/dev/null |
     awk -v re="$3" '/^ *[0-9,]+ / && $0 ~ re { n = $1; gsub(",", "", n); s += n } END { printf "%d\n", s }'
 }
-# Self cost of the objects whose path matches an awk regex, read from the raw callgrind
-# file (callgrind_annotate names a function's object only once per function, so its
-# listing cannot be filtered by object): cost lines count for the current "ob=", except
-# the line after "calls=", which is a call's inclusive cost.
-object_self() { # FILE REGEX
-  awk -v re="$2" '
-    # "ob=(id) name" / "cob=(id) name" define a compressed object name; "ob=(id)" reuses it.
-    function object_name(s,    id, rest) {
-      if (!match(s, /^[(][0-9]+[)]/)) return s
-      id = substr(s, RSTART, RLENGTH); rest = substr(s, RLENGTH + 2)
-      if (rest != "") name[id] = rest
-      return name[id]
-    }
-    /^cob=/ { object_name(substr($0, 5)); next }
-    /^ob=/ { current = object_name(substr($0, 4)); next }
-    /^calls=/ { skip = 1; next }
-    /^[0-9+*-]/ {
-      if (skip) { skip = 0; next }
-      if (current ~ re) { split($0, f, " "); total += f[2] }
-    }
-    END { printf "%d\n", total }' "$1"
-}
-our_objects="/lib-mpimon/(mca_osc_monitoring[.]so|libmpimon_monitoring[.]so)\$"
-distro_objects='/(mca_osc_monitoring[.]so|libmca_common_monitoring[.]so[.0-9]*|libm[.]so[.0-9]*)$'
+# Self cost of our monitoring code and of Open MPI's (callgrind_objects.py selectors).
+our_code="$snapdir/mca_osc_mpimon.so $snapdir/libmpimon_monitoring.so"
+openmpi_code=$(openmpi_monitoring_code)
 
 # The environment and MCA options of a configuration (sets envs, enable, extra).
 config_options() { # CONFIG
@@ -205,11 +186,11 @@ config_options() { # CONFIG
   extra=()
   enable=2
   case $1 in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    none) envs+=("${ours_env[@]}"); enable=0 ;;
     distro) ;;
-    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
-    mpimon-timing) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_sync_timing 1) ;;
-    mpimon-waits) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); extra=(--mca osc_monitoring_wait_states 1) ;;
+    mpimon) envs+=("${ours_env[@]}") ;;
+    mpimon-timing) envs+=("${ours_env[@]}"); extra=(--mca osc_monitoring_sync_timing 1) ;;
+    mpimon-waits) envs+=("${ours_env[@]}"); extra=(--mca osc_monitoring_wait_states 1) ;;
   esac
 }
 
@@ -223,7 +204,7 @@ run_one() {
   config_options "$config"
   rm -f "$out"
   local rc=0
-  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 "${btl_args[@]}" \
     --mca pml_monitoring_enable "$enable" "${extra[@]}" "$wrapper" "$out" "$exe" "$mode" "$k") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -n 20 "$log" >&2
@@ -235,13 +216,17 @@ run_one() {
   # The callgrind file names every object that executed code inside the measured calls.
   local objs ours_seen=0 distro_seen=0
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
-  grep -qxF "$snapdir/mca_osc_monitoring.so" <<<"$objs" && ours_seen=1
-  grep -E '/mca_osc_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_osc_monitoring.so" && distro_seen=1
+  grep -qxF "$snapdir/mca_osc_mpimon.so" <<<"$objs" && ours_seen=1
+  openmpi_monitoring_ran "$out" osc && distro_seen=1
+  # 5.0 builds Open MPI's osc/monitoring into libmpi as unnamed static templates: nothing
+  # names it in the callgrind file (common.sh); there only the whole call tells it ran
+  # (its lock/put/unlock columns against none's).
+  [[ $config == distro && $ompi_version == 5.* ]] && distro_seen=1
   case $config:$ours_seen:$distro_seen in
     none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-timing:1:0 | mpimon-waits:1:0) ;;
     none:*) die "config 'none' ran an OSC monitoring component inside the measured calls (pml_monitoring_enable 0 should disable it)" ;;
-    distro:*) die "config 'distro': Debian's osc/monitoring did not run inside the measured calls (ours=$ours_seen)" ;;
-    mpimon*) die "config '$config': our $plugindir/mca_osc_monitoring.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: monitoring'" ;;
+    distro:*) die "config 'distro': Open MPI's osc/monitoring did not run inside the measured calls (ours=$ours_seen)" ;;
+    mpimon*) die "config '$config': our $plugindir/mca_osc_mpimon.so did not run inside the measured calls (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'osc: mpimon'" ;;
   esac
 
   local total lock put unlock self=0
@@ -252,8 +237,10 @@ run_one() {
   put=$(annotate_sum "$out" yes ':PMPI_Put ')
   unlock=$(annotate_sum "$out" yes ':PMPI_Win_unlock ')
   case $config in
-    distro) self=$(object_self "$out" "$distro_objects") ;;
-    mpimon*) self=$(object_self "$out" "$our_objects") ;;
+    # shellcheck disable=SC2086
+    distro) self=$(python3 "$here/callgrind_objects.py" "$out" $openmpi_code) ;;
+    # shellcheck disable=SC2086
+    mpimon*) self=$(python3 "$here/callgrind_objects.py" "$out" $our_code) ;;
   esac
   echo "$total $lock $put $unlock $self"
 }
@@ -264,7 +251,7 @@ time_one() {
   local -a envs extra
   local enable
   config_options "$config"
-  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 "${btl_args[@]}" \
     --mca pml_monitoring_enable "$enable" "${extra[@]}" "$exe" "$mode" "$K_TIME" time) >"$log" 2>&1 ||
     { tail -n 20 "$log" >&2; die "timing run failed: $config, $mode"; }
   sed -n 's/^seconds per epoch //p' "$log" | head -n1
@@ -299,11 +286,11 @@ label() {
 
 echo "## Instructions per passive-target epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock)"
 echo
-echo "Open MPI ${ompi_version:-?}, osc/rdma over btl self,vader, 2 ranks; callgrind Ir inside PMPI_Win_lock,"
+echo "Open MPI ${ompi_version:-?}, btl self,$shm_btl, 2 ranks; callgrind Ir inside PMPI_Win_lock,"
 echo "PMPI_Put and PMPI_Win_unlock of world rank 0, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)), one epoch at a time."
-echo "none: pml_monitoring_enable 0 | distro: Debian's osc/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
-echo "'inside monitoring code' = self cost of the monitoring objects (distro: mca_osc_monitoring.so +"
-echo "libmca_common_monitoring.so + libm; mpimon: mca_osc_monitoring.so + libmpimon_monitoring.so)"
+echo "none: pml_monitoring_enable 0 | distro: Open MPI's osc/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
+echo "'inside monitoring code' = self cost of the monitoring code (distro: $openmpi_code; mpimon: mca_osc_mpimon.so +"
+echo "libmpimon_monitoring.so)"
 echo
 echo "| configuration | epoch | lock | put | unlock | added vs none | inside monitoring code |"
 echo "|---|---:|---:|---:|---:|---:|---:|"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Instructions added per MPI_Isend by PML monitoring: no monitoring vs Debian's own
-# pml/monitoring component vs ours, side by side, measured with valgrind's callgrind.
+# Instructions added per MPI_Isend by PML monitoring: no monitoring vs Open MPI's own
+# pml/monitoring component vs ours, side by side, measured with valgrind's callgrind, on
+# the Open MPI this machine runs (4.1, or 5.0 in the Debian 13 root).
 #
 #   bench/pml_overhead.sh [BUILD_DIR]        (default: the build/ next to bench/)
 #
@@ -13,12 +14,12 @@
 # (total(K2) - total(K1)) / (K2 - K1): start-up and first-call costs cancel out.
 #
 # Configurations:
-#   none    our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
+#   none    our components loaded as `mpimon run` loads them, pml_monitoring_enable 0
 #           (our component then does not interpose)
-#   distro  Debian's component: our dir not in the path, pml_monitoring_enable 2
-#   mpimon  ours: <BUILD_DIR>/lib/mpimon first in the path, pml_monitoring_enable 2
+#   distro  Open MPI's own component: our dir not in the path, pml_monitoring_enable 2
+#   mpimon  ours: <BUILD_DIR>/lib/mpimon as `mpimon run` loads it, pml_monitoring_enable 2
 # After each run the callgrind output is checked to contain (or not) the expected
-# monitoring library, so a component that silently failed to load cannot fake a result.
+# monitoring code, so a component that silently failed to load cannot fake a result.
 #
 # It is a benchmark: it prints a table and how it compares with the targets, and exits 0
 # whatever the figures are (non-zero only when it cannot measure).
@@ -47,7 +48,7 @@ for tool in valgrind mpirun.openmpi ompi_info timeout; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     case $tool in
       valgrind) die "valgrind not found: install it (apt-get install valgrind); the measurement uses callgrind" ;;
-      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian 12's openmpi-bin) is required" ;;
+      mpirun.openmpi | ompi_info) die "$tool not found: Open MPI (Debian's openmpi-bin) is required" ;;
       *) die "$tool not found" ;;
     esac
   fi
@@ -56,14 +57,13 @@ valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind
 
 clean_mpi_environment
 
-[[ -f $plugindir/mca_pml_monitoring.so ]] ||
-  die "our PML plugin $plugindir/mca_pml_monitoring.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
+[[ -f $plugindir/mca_pml_mpimon.so ]] ||
+  die "our PML plugin $plugindir/mca_pml_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
 ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
   die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
-ompi_version=$(sed -n 's/^ompi:version:full://p' <<<"$ompi_info_out" | head -n1)
 distro_pml=$(grep -E '^mca:pml:monitoring:' <<<"$ompi_info_out" | head -n1 || true)
 [[ -n $distro_pml ]] ||
-  die "Debian's own pml/monitoring component is not found by ompi_info (it ships with Open MPI's libopenmpi3 package); the 'distro' column needs it"
+  die "Open MPI's own pml/monitoring component is not found by ompi_info (Debian ships it in libopenmpi3 on 12, inside libmpi on 13); the 'distro' column needs it"
 
 # ---------------------------------------------------------------- benchmark program
 if [[ -n ${MPIMON_BENCH_EXE:-} ]]; then
@@ -92,7 +92,7 @@ write_rank0_callgrind_wrapper "$wrapper" PMPI_Isend
 snapshot_plugins "$work"
 cp -p "$exe" "$work/mpimon_bench_isend"
 exe=$work/mpimon_bench_isend
-our_path="$snapdir:SYS_DEFAULT:USER_DEFAULT"
+mpimon_environment "$snapdir"
 
 # run_one CONFIG COMM SIZE K -> prints callgrind's total instruction count
 run_one() {
@@ -102,13 +102,13 @@ run_one() {
   local -a envs=(env -u OMPI_MCA_mca_base_component_path)
   local enable=2
   case $config in
-    none) envs+=("OMPI_MCA_mca_base_component_path=$our_path"); enable=0 ;;
+    none) envs+=("${ours_env[@]}"); enable=0 ;;
     distro) ;;
-    mpimon) envs+=("OMPI_MCA_mca_base_component_path=$our_path") ;;
+    mpimon) envs+=("${ours_env[@]}") ;;
   esac
   rm -f "$out"
   local rc=0
-  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 --mca btl self,vader \
+  (cd "$work" && "${envs[@]}" timeout "$run_timeout" mpirun.openmpi -np 2 "${btl_args[@]}" \
     --mca pml_monitoring_enable "$enable" "$wrapper" "$out" "$exe" "$size" "$k" "$comm") >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -n 20 "$log" >&2
@@ -124,13 +124,13 @@ run_one() {
   # The callgrind file names every object that executed code inside MPI_Isend.
   local objs ours_seen=0 distro_seen=0
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
-  grep -qxF "$snapdir/mca_pml_monitoring.so" <<<"$objs" && ours_seen=1
-  grep -E '/mca_pml_monitoring\.so$' <<<"$objs" | grep -qvxF "$snapdir/mca_pml_monitoring.so" && distro_seen=1
+  grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" && ours_seen=1
+  openmpi_monitoring_ran "$out" pml && distro_seen=1
   case $config:$ours_seen:$distro_seen in
     none:0:0 | distro:0:1 | mpimon:1:0) ;;
     none:*) die "config 'none' ran a monitoring component inside MPI_Isend (pml_monitoring_enable 0 should disable it)" ;;
-    distro:*) die "config 'distro': Debian's pml/monitoring did not run inside MPI_Isend (ours=$ours_seen)" ;;
-    mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_monitoring.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: monitoring'" ;;
+    distro:*) die "config 'distro': Open MPI's pml/monitoring did not run inside MPI_Isend (ours=$ours_seen)" ;;
+    mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_mpimon.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: mpimon'" ;;
   esac
 
   local total
@@ -164,9 +164,9 @@ comm_label() { case $1 in world) echo "MPI_COMM_WORLD" ;; split) echo "split (re
 
 echo "## Instructions per MPI_Isend, added by PML monitoring"
 echo
-echo "Open MPI ${ompi_version:-?}, ob1 + vader (btl self,vader), 2 ranks; callgrind Ir inside PMPI_Isend"
+echo "Open MPI ${ompi_version:-?}, ob1 (btl self,$shm_btl), 2 ranks; callgrind Ir inside PMPI_Isend"
 echo "of world rank 0, (total(K=$K2) - total(K=$K1)) / $((K2 - K1)); one message in flight at a time."
-echo "none: pml_monitoring_enable 0 | distro: Debian's pml/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
+echo "none: pml_monitoring_enable 0 | distro: Open MPI's pml/monitoring, enable 2 | mpimon: $plugindir (copied at start), enable 2"
 echo
 echo "| comm | size | none | distro | mpimon | distro added | mpimon added |"
 echo "|---|---|---:|---:|---:|---:|---:|"

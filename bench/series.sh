@@ -18,8 +18,9 @@ set -euo pipefail
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 clean_mpi_environment
+mpimon_environment "$plugindir"
 command -v mpirun.openmpi >/dev/null 2>&1 || die "mpirun.openmpi not found (Debian 12's openmpi-bin)"
-[[ -f $plugindir/mca_pml_monitoring.so ]] || die "no plugin in $plugindir (build first)"
+[[ -f $plugindir/mca_pml_mpimon.so ]] || die "no plugin in $plugindir (build first)"
 cmake --build "$builddir" --target mpimon_bench_series series_patterns >/dev/null ||
   die "building mpimon_bench_series and series_patterns failed"
 work=$(mktemp -d)
@@ -32,7 +33,7 @@ echo
 
 echo "### A 4-rank job, 0.1 s snapshots for 4 s (pml_monitoring_verbose 1)"
 echo
-out=$(cd "$work" && OMPI_MCA_mca_base_component_path="$plugindir:SYS_DEFAULT:USER_DEFAULT" \
+out=$(cd "$work" && env "${ours_env[@]}" \
   timeout 120 mpirun.openmpi -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
   --mca pml_monitoring_snapshot_interval 0.1 --mca pml_monitoring_verbose 1 \
   "$builddir/bin/series_patterns" ring 4 2>&1) || die "the ring job failed: $out"

@@ -21,7 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 clean_mpi_environment
 command -v mpirun.openmpi >/dev/null 2>&1 || die "mpirun.openmpi not found (Debian 12's openmpi-bin)"
 command -v strace >/dev/null 2>&1 || die "strace not found (it shows when mpirun signals each rank)"
-[[ -f $plugindir/mca_pml_monitoring.so ]] || die "no plugin in $plugindir (build first)"
+[[ -f $plugindir/mca_pml_mpimon.so ]] || die "no plugin in $plugindir (build first)"
 cmake --build "$builddir" --target series_patterns mpimon >/dev/null || die "building series_patterns and mpimon failed"
 runs=${MPIMON_BENCH_RUNS:-3}
 work=$(mktemp -d)

@@ -1,20 +1,38 @@
 # Locate the system Open MPI through pkg-config (not FindMPI, which follows whatever
 # mpicc alternative is selected and may find MPICH). Our plugins are built against
-# Open MPI's internal headers, whose struct layouts change between releases: only
-# 4.1.x is accepted.
+# Open MPI's internal headers, whose struct layouts change between release series: the
+# series is detected here and chooses the adapter headers (MPIMON_OMPI_SERIES, see
+# ompi/mca/common/monitoring/runtime/ompi-<series>/ompi_series.h, docs/open-mpi-5.md).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
 
-if(NOT OMPI_VERSION MATCHES "^4\\.1\\.")
-  message(FATAL_ERROR
-    "mpimon needs Open MPI 4.1.x development headers (Debian 12's libopenmpi-dev); "
-    "pkg-config ompi-c reports version '${OMPI_VERSION}'. The MCA structs our plugins "
-    "use differ in other releases, and Open MPI's loader does not check them.")
-endif()
 string(REPLACE "." ";" _ompi_ver "${OMPI_VERSION}")
+list(LENGTH _ompi_ver _ompi_parts)
+if(_ompi_parts LESS 3)
+  message(FATAL_ERROR "pkg-config ompi-c reports version '${OMPI_VERSION}': expected <major>.<minor>.<release>")
+endif()
 list(GET _ompi_ver 0 MPIMON_OMPI_MAJOR)
 list(GET _ompi_ver 1 MPIMON_OMPI_MINOR)
 list(GET _ompi_ver 2 MPIMON_OMPI_RELEASE)
+string(REGEX REPLACE "[^0-9].*" "" MPIMON_OMPI_RELEASE "${MPIMON_OMPI_RELEASE}")  # 5.0.7rc1 -> 7
+if(OMPI_VERSION MATCHES "^4\\.1\\.")
+  set(MPIMON_OMPI_SERIES 41)
+elseif(OMPI_VERSION MATCHES "^5\\.0\\.")
+  set(MPIMON_OMPI_SERIES 50)
+elseif(MPIMON_OMPI_MAJOR GREATER_EQUAL 6 OR OMPI_VERSION MATCHES "^5\\.[1-9]")
+  message(FATAL_ERROR
+    "pkg-config ompi-c reports Open MPI ${OMPI_VERSION}; mpimon supports the 4.1 and 5.0 series. A port to "
+    "Open MPI 6 (main) needs: coll API 3.0.0 (size_t counts, modules install their own functions in "
+    "coll_module_enable), osc API 4.0.0, MCA_BASE_COMPONENT_INIT for static builds, and our MPI_T events "
+    "registered through Open MPI's own mca_base_event framework (libmpi has MPI_T_event_* there). "
+    "docs/open-mpi-5.md, section \"Open MPI 6\", lists it.")
+else()
+  message(FATAL_ERROR
+    "mpimon needs the development headers of Open MPI 4.1.x (Debian 12's libopenmpi-dev) or 5.0.x "
+    "(Debian 13's); pkg-config ompi-c reports version '${OMPI_VERSION}'. The MCA structs our plugins "
+    "use differ in other releases, and Open MPI's loader does not check them.")
+endif()
+message(STATUS "Open MPI ${OMPI_VERSION}: mpimon's adapters for the ${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR} series")
 
 # ompi-c.pc only names -lmpi; the plugins also call into libopen-pal.
 find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)
@@ -24,19 +42,54 @@ find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
 find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
 find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
 
+# The series' adapter headers (ompi_series.h and what it needs) and, on 5.0, the
+# external PMIx (its headers are not in ompi-c.pc's flags) and our stand-ins for the
+# headers Open MPI 5.0.x's devel package lacks (docs/open-mpi-5.md, "Missing headers").
+set(MPIMON_OMPI_ADAPTER_DIR
+  ${CMAKE_SOURCE_DIR}/ompi/mca/common/monitoring/runtime/ompi-${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR})
+set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
+set(MPIMON_PMIX_COMPONENT_DIR "")
+if(MPIMON_OMPI_SERIES EQUAL 50)
+  pkg_check_modules(PMIX REQUIRED pmix)
+  # PMIx's own plugin folder: a job with our component path names it to PMIx, which
+  # otherwise reads Open MPI's path too and complains in every rank (docs/open-mpi-5.md).
+  pkg_get_variable(_pmix_libdir pmix libdir)
+  set(MPIMON_PMIX_COMPONENT_DIR "${_pmix_libdir}/pmix")
+  # Only the stand-ins for headers this installation really lacks (a later package may
+  # ship them), first on the path; event.h's wrapper always (it fixes the installed one).
+  set(MPIMON_OMPI_COMPAT_DIR ${CMAKE_BINARY_DIR}/ompi-compat)
+  file(REMOVE_RECURSE ${MPIMON_OMPI_COMPAT_DIR})
+  file(GLOB_RECURSE _standins RELATIVE ${MPIMON_OMPI_ADAPTER_DIR}/include ${MPIMON_OMPI_ADAPTER_DIR}/include/*.h)
+  foreach(_header IN LISTS _standins)
+    set(_installed FALSE)
+    foreach(_dir IN LISTS OMPI_INCLUDE_DIRS)
+      if(EXISTS ${_dir}/${_header})
+        set(_installed TRUE)
+      endif()
+    endforeach()
+    if(NOT _installed OR _header STREQUAL "opal/util/event.h")
+      configure_file(${MPIMON_OMPI_ADAPTER_DIR}/include/${_header} ${MPIMON_OMPI_COMPAT_DIR}/${_header} COPYONLY)
+    endif()
+  endforeach()
+  # First: Open MPI's own headers include these by name.
+  set(MPIMON_OMPI_INCLUDE_DIRS ${MPIMON_OMPI_COMPAT_DIR} ${OMPI_INCLUDE_DIRS} ${PMIX_INCLUDE_DIRS})
+endif()
+
 # Internal Open MPI headers, as -isystem (C++20 warns a lot about volatile in them).
 add_library(mpimon_ompi_internal INTERFACE)
-target_include_directories(mpimon_ompi_internal SYSTEM INTERFACE ${OMPI_INCLUDE_DIRS})
-target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_PAL_LIBRARY})
+target_include_directories(mpimon_ompi_internal SYSTEM INTERFACE ${MPIMON_OMPI_INCLUDE_DIRS})
+target_include_directories(mpimon_ompi_internal INTERFACE ${MPIMON_OMPI_ADAPTER_DIR})
+target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_PAL_LIBRARY} ${PMIX_LINK_LIBRARIES})
 target_compile_definitions(mpimon_ompi_internal INTERFACE
   OMPI_SKIP_MPICXX=1
+  MPIMON_OMPI_SERIES=${MPIMON_OMPI_SERIES}
   MPIMON_BUILT_OMPI_MAJOR=${MPIMON_OMPI_MAJOR}
   MPIMON_BUILT_OMPI_MINOR=${MPIMON_OMPI_MINOR}
   MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE})
 
 # Public MPI only (tests, examples, tools that run MPI code).
 add_library(mpimon_mpi INTERFACE)
-target_include_directories(mpimon_mpi SYSTEM INTERFACE ${OMPI_INCLUDE_DIRS})
+target_include_directories(mpimon_mpi SYSTEM INTERFACE ${MPIMON_OMPI_INCLUDE_DIRS})
 target_link_libraries(mpimon_mpi INTERFACE ${OMPI_LINK_LIBRARIES})
 # C++ code uses the C bindings only (the deprecated MPI C++ bindings need libmpi_cxx).
 target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
@@ -44,15 +97,15 @@ target_compile_definitions(mpimon_mpi INTERFACE OMPI_SKIP_MPICXX=1)
 # An MCA plugin: mca_<framework>_<component>.so, no lib prefix, only the component
 # symbol visible, every symbol resolved at link time.
 #   mpimon_add_plugin(<target> <framework> [COMPONENT <name>] [WITHOUT_ENGINE] [OUTPUT_DIRECTORY <dir>] <sources>...)
-# COMPONENT: default monitoring (linked to the engine, libmpimon_monitoring, unless
-# WITHOUT_ENGINE); other components link what they need themselves. OUTPUT_DIRECTORY: a
-# variant built elsewhere for the benchmarks (never installed). The sources get the name
-# as MPIMON_COMPONENT_NAME ("monitoring") and the symbol Open MPI looks for as
-# MPIMON_COMPONENT_SYMBOL (mca_<framework>_<component>_component).
+# COMPONENT: default mpimon, our components' name (docs/open-mpi-5.md, "Loading"; linked to
+# the engine, libmpimon_monitoring, unless WITHOUT_ENGINE); other components link what they
+# need themselves. OUTPUT_DIRECTORY: a variant built elsewhere for the benchmarks (never
+# installed). The sources get the name as MPIMON_COMPONENT_NAME ("mpimon") and the symbol
+# Open MPI looks for as MPIMON_COMPONENT_SYMBOL (mca_<framework>_<component>_component).
 function(mpimon_add_plugin target framework)
   cmake_parse_arguments(PARSE_ARGV 2 arg "WITHOUT_ENGINE" "OUTPUT_DIRECTORY;COMPONENT" "")
   if(NOT arg_COMPONENT)
-    set(arg_COMPONENT monitoring)
+    set(arg_COMPONENT mpimon)
   endif()
   add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS})
   set_target_properties(${target} PROPERTIES
@@ -71,13 +124,16 @@ function(mpimon_add_plugin target framework)
   # the only export.
   set(exports ${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
   file(WRITE ${exports} "{ global: mca_${framework}_${arg_COMPONENT}_component; local: *; };\n")
-  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports})
+  # -z nodelete: Open MPI may dlclose a plugin (ompi_info closes every component it
+  # opened) while variables we registered by name (runtime/mca_values_ompi.h) still point at its
+  # storage, which Open MPI frees at its own finalize: our code and data stay mapped.
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,--version-script=${exports} -Wl,-z,nodelete)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${exports})
   # One include root per component, its folder: sub-folders are named in includes
   # ("wait_states/window_tracker.h").
   target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${target} PRIVATE mpimon_ompi_internal)
-  if(arg_COMPONENT STREQUAL "monitoring" AND NOT arg_WITHOUT_ENGINE)
+  if(arg_COMPONENT STREQUAL "mpimon" AND NOT arg_WITHOUT_ENGINE)
     target_link_libraries(${target} PRIVATE mpimon_monitoring)
   endif()
   # Calls into other libraries (the events library's raise, Open MPI's functions) go

@@ -1,5 +1,5 @@
 # Run by `cmake --install` (and CPack), after the files are copied: writes the environment
-# script and the modulefile for the prefix being installed to, into <binary dir>/installed/,
+# script, the modulefile and the MCA parameter file for the prefix being installed to, into <binary dir>/installed/,
 # from which the next install rules copy them. The modulefile's Open MPI settings are what
 # the built `mpimon env` prints for that prefix's plugin folder: the launcher's own list,
 # the one place they are defined (docs/install.md "Modulefile").
@@ -39,4 +39,13 @@ if(MPIMON_MODULE_ENVIRONMENT STREQUAL "")
   message(FATAL_ERROR "modulefile: `mpimon env` printed nothing")
 endif()
 set(MPIMON_MODULE_PREFIX "${prefix}")
+
+# The MCA parameter file for that prefix (OMPI_MCA_mca_base_param_files=<it>): what
+# `mpimon env --mca-params` prints for its plugin folder.
+execute_process(
+  COMMAND env -i "MPIMON_PLUGIN_DIR=${prefix}/${MPIMON_INSTALL_PLUGIN_DIR}" "${MPIMON_EXECUTABLE}" env --mca-params
+  OUTPUT_FILE "${out}/mpimon-mca-params.conf" ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "mpimon-mca-params.conf: `${MPIMON_EXECUTABLE} env --mca-params` failed (${status}): ${errors}")
+endif()
 configure_file("${MPIMON_PACKAGING_SOURCE_DIR}/mpimon.modulefile.in" "${out}/${PROJECT_VERSION}" @ONLY)

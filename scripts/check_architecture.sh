@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The rules of docs/architecture.md that a machine can check (ctest: Architecture.Rules):
-#   1. only Open MPI glue (files named *_ompi.*, and runtime/ompi_glue.h) in
+#   1. only Open MPI glue (files named *_ompi.*, runtime/ompi_glue.h, and the per-series
+#      adapter folders runtime/ompi-<major>.<minor>/, which exist to hold it) in
 #      ompi/mca/common/monitoring includes MPI's or Open MPI's headers: the engine,
 #      formats, files, analyses and readers compile without them;
 #   2. the runtime library every MPI process loads holds no reader: no function defined by
@@ -25,6 +26,7 @@ glue_include='#include[[:space:]]*(<mpi\.h>|<ompi[/_]|<opal/|<pmix|"runtime/ompi
 while IFS= read -r file; do
   name=$(basename "$file")
   [[ $name == *_ompi.* || $name == ompi_glue.h ]] && continue
+  [[ $file == "$root"/runtime/ompi-[0-9]*.[0-9]*/* ]] && continue
   if grep -Eq "$glue_include" "$file"; then
     echo "rule 1: ${file#"$here"/} includes Open MPI or MPI but is not named *_ompi.*:"
     grep -En "$glue_include" "$file" | sed 's/^/    /'

@@ -24,6 +24,8 @@ packages=(
   valgrind time python3                     # benchmarks
   iproute2 util-linux procps                # emulated hosts, process tools the tests use
   xz-utils ca-certificates                  # unpacking Open MPI's source (compat headers)
+  libhdf5-openmpi-dev libpnetcdf-dev        # real MPI-IO libraries (the io layer's tests)
+  lammps lammps-examples                    # a real application (LAMMPS melt) in the tests
 )
 
 exec "$here/debian-root.sh" --release trixie --root "${MPIMON_DEBIAN13_ROOT:-/var/cache/mpimon/debian13-root}" \

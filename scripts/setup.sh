@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what mpimon needs from Debian 12 (only what is missing: no apt at all when
-# everything is there) and builds it into build/ (or $MPIMON_BUILD_DIR).
+# Installs what mpimon needs from Debian 12 (Open MPI 4.1) or Debian 13 (Open MPI 5.0),
+# whichever this machine runs (only what is missing: no apt at all when everything is
+# there) and builds it into build/ (or $MPIMON_BUILD_DIR).
 #
 #   setup.sh          everything: the demo's packages and the tests', every target
 #                     (scripts/test.sh)
@@ -18,11 +19,19 @@ case "${1:-}" in
   *) echo "usage: setup.sh [--demo]" >&2; exit 2 ;;
 esac
 
+# shellcheck disable=SC1091
+release="$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")"
+case "$release" in
+  debian:12) clang_runtime=libclang-rt-14-dev ;;
+  debian:13) clang_runtime=libclang-rt-19-dev ;;  # no clang-format-14 there: the style check is Debian 12's
+  *) echo "setup: this is '$release'; mpimon's set-up knows Debian 12 and 13 (docs/open-mpi-5.md), trying Debian 12's package names" >&2
+     clang_runtime=libclang-rt-14-dev ;;
+esac
 # Building and running mpimon (scripts/demo.sh).
 demo_packages=(
   g++ make cmake pkg-config            # toolchain
   gfortran                             # the Fortran binding of mpimon_reorder
-  openmpi-bin libopenmpi-dev           # Open MPI 4.1.4 with its internal headers
+  openmpi-bin libopenmpi-dev           # Open MPI (4.1 on Debian 12, 5.0 on 13) with its internal headers
   libcli11-dev                         # the mpimon command line
   libhwloc-dev                         # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
@@ -36,14 +45,17 @@ test_packages=(
   lammps lammps-examples               # a real application in the tests
   libcoarrays-openmpi-dev              # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
-  clang libclang-rt-14-dev             # the readers' fuzz target (libFuzzer, sanitizers)
-  clang-format-14                      # the style check (scripts/format.sh, ctest Style.ClangFormatClean)
+  clang "$clang_runtime"               # the readers' fuzz target (libFuzzer, sanitizers)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter; tc)
   kmod                                 # modprobe sch_netem / sch_tbf where the kernel builds them as modules
   libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
   lmod                                 # `module load mpimon` on an installed tree (test/install)
   dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in
 )
+# Debian 12 also: clang-format 14, the style check (scripts/format.sh, ctest
+# Style.ClangFormatClean); debootstrap (above) also makes the Debian 13 root in which
+# scripts/test.sh tests Open MPI 5.0 (scripts/debian13-root.sh lists that root's packages).
+[ "$release" = debian:13 ] || test_packages+=(clang-format-14)
 packages=("${demo_packages[@]}")
 [ "$mode" = demo ] || packages+=("${test_packages[@]}")
 

@@ -3,13 +3,16 @@
 # full run (no arguments), the sanitizer build (docs/development.md): everything
 # instrumented with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ (or
 # $MPIMON_ASAN_BUILD_DIR), run on the MPI integration tests, the event logger's jobs and
-# the events conformance suite. Arguments go to the first ctest only (e.g. -R pattern);
-# MPIMON_SANITIZER_TESTS=0 skips the sanitizer pass, =1 runs it with arguments too.
+# the events conformance suite; then Open MPI 5.0: in a Debian 13 root
+# (scripts/debian13-root.sh) the project is built against 5.0.7 and its MPI and events
+# tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md). Arguments go to the first ctest
+# only (e.g. -R pattern); MPIMON_SANITIZER_TESTS=0 skips the sanitizer pass, =1 runs it
+# with arguments too; MPIMON_OMPI5_TESTS the same for the Open MPI 5.0 pass.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_BUILD_DIR:-$here/build}"
 "$here/scripts/setup.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 start=$SECONDS
 ctest --test-dir "$build" --output-on-failure --timeout 300 "$@"
 echo "test.sh: test suite: $((SECONDS - start)) s"
@@ -25,4 +28,20 @@ if [[ ${MPIMON_SANITIZER_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   start=$SECONDS
   ctest --test-dir "$asan" --output-on-failure --timeout 600 -L '^(mpi|events)$'
   echo "test.sh: sanitizer tests: $((SECONDS - start)) s"
+fi
+
+# shellcheck disable=SC1091
+release="$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")"
+if [[ $release == debian:13 ]]; then
+  echo "test.sh: this machine runs Debian 13's Open MPI 5.0 itself: the suite above was the 5.0 suite (no Debian 13 root)"
+elif [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
+  start=$SECONDS
+  status=0
+  "$here/scripts/debian13-root.sh" run -- scripts/test-ompi5.sh || status=$?
+  echo "test.sh: Open MPI 5.0 (Debian 13 root, made or updated, built, tested): $((SECONDS - start)) s"
+  if ((status == 77)); then
+    echo "test.sh: Open MPI 5.0 tests skipped (the reason is above)"
+  elif ((status != 0)); then
+    exit "$status"
+  fi
 fi

@@ -170,11 +170,11 @@ TEST(EventLogger, WindowsOfEveryFlavorAreFollowed4Ranks) {
 }
 
 // Communicators the logger's MPI_* wrappers never see are logged too: those Open MPI makes
-// for itself (a window's, which osc/pt2pt sends its traffic on) ...
+// for itself (a window's, which osc/pt2pt sends its traffic on; rdma on 5.0, which has no pt2pt) ...
 TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
-  const JobResult job =
-      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
-                                  {"--mca", "osc", "pt2pt,monitoring", kOscPatterns, "ops"}));
+  const JobResult job = run_job(
+      4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
+                          {"--mca", "osc", osc_pt2pt_exists() ? "pt2pt,mpimon" : "rdma,mpimon", kOscPatterns, "ops"}));
   expect_every_rank_ok(job, 4, "ops");
   expect_logged_sends_equal_prof_matrix(job, 4);
 }

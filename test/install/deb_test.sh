@@ -30,7 +30,7 @@ for d in 'openmpi-bin' 'libopenmpi[0-9]* \(>= [0-9]+\.[0-9]+\)' 'libopenmpi[0-9]
   grep -qE "(^|, )$d" <<<"$depends" || fail "Depends has no $d"
 done
 dpkg-deb -c "$deb" >"$work/contents"
-for f in usr/bin/mpimon usr/bin/mpimon-demo usr/lib/mpimon/mca_pml_monitoring.so usr/libexec/mpimon/mpimon_example \
+for f in usr/bin/mpimon usr/bin/mpimon-demo usr/lib/mpimon/mca_pml_mpimon.so usr/libexec/mpimon/mpimon_example \
   "usr/share/modulefiles/mpimon/$(dpkg-deb -f "$deb" Version | cut -d- -f1)"; do
   grep -q " \./$f\$" "$work/contents" || fail "the .deb has no /$f"
 done

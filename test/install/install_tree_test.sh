@@ -12,7 +12,8 @@ prefix="$work/prefix with space"
 install_into "$build" "$prefix"
 note "installed into $prefix"
 for f in bin/mpimon bin/mpimon-demo \
-  lib/mpimon/mca_pml_monitoring.so lib/mpimon/mca_coll_monitoring.so lib/mpimon/mca_osc_monitoring.so \
+  lib/mpimon/mca_pml_mpimon.so lib/mpimon/mca_coll_mpimon.so lib/mpimon/mca_osc_mpimon.so \
+  lib/mpimon/mca_io_mpimon.so lib/mpimon/mca_topo_mpimon.so lib/mpimon/mpimon-mca-params.conf \
   lib/mpimon/mca_coll_splittree.so lib/mpimon/libmpimon_monitoring.so lib/mpimon/libmpimon_mpit_events.so \
   lib/mpimon/libmpimon_reorder.so lib/mpimon/libmpimon_event_logger.so libexec/mpimon/mpimon_example \
   include/mpimon/mpimon_reorder.h include/mpimon/mpimon.mod include/mpimon/mpit_events.h \
@@ -30,9 +31,13 @@ while IFS= read -r -d '' f; do
   fi
 done < <(find "$prefix" -type f -print0)
 
-# The plugin folder is found from the executable's own location.
-[ "$(env -u MPIMON_PLUGIN_DIR "$prefix/bin/mpimon" env)" = "export OMPI_MCA_mca_base_component_path='$prefix/lib/mpimon:SYS_DEFAULT:USER_DEFAULT'" ] ||
+# The plugin folder is found from the executable's own location (first line of `mpimon
+# env`; the others exclude Open MPI's own monitoring components), and the installed MCA
+# parameter file names it too.
+[ "$(env -u MPIMON_PLUGIN_DIR "$prefix/bin/mpimon" env | head -n 1)" = "export OMPI_MCA_mca_base_component_path='$prefix/lib/mpimon:SYS_DEFAULT:USER_DEFAULT'" ] ||
   fail "P/bin/mpimon env: $("$prefix/bin/mpimon" env)"
+grep -qxF "mca_base_component_path = $prefix/lib/mpimon:SYS_DEFAULT:USER_DEFAULT" "$prefix/lib/mpimon/mpimon-mca-params.conf" ||
+  fail "P/lib/mpimon/mpimon-mca-params.conf: $(cat "$prefix/lib/mpimon/mpimon-mca-params.conf")"
 
 note "P/bin/mpimon run: the example's ring on 4 ranks"
 mkdir "$work/ring" && cd "$work/ring"

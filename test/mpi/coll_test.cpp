@@ -87,8 +87,8 @@ TEST(Coll, CollectivesSectionOfTheDumps4Ranks) {
 }
 
 TEST(Coll, OnlyThePmlLayerWhenCollMonitoringIsExcluded4Ranks) {
-  const JobResult job = run_job(
-      4, concat_arguments({"--mca", "coll", "^monitoring"}, concat_arguments(monitoring_arguments(), {kColl, "dump"})));
+  const JobResult job = run_job(4, concat_arguments({"--mca", "coll", "^mpimon,monitoring"},
+                                                    concat_arguments(monitoring_arguments(), {kColl, "dump"})));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_TRUE(read_edges(job.folder, "C").empty());
   EXPECT_FALSE(read_edges(job.folder, "I").empty()) << "the collectives' point-to-point decomposition is still seen";

@@ -176,13 +176,13 @@ TEST(IoLayer, ReadAtAllOf4096BytesOn4Ranks) {
 // ROMIO (romio321) has no fbtl: the asked view only, the same as ompio's.
 TEST(IoLayer, WriteAtAllUnderRomioHasTheSameAskedView) {
   const JobResult ompio = run_io(4, {"write_at_all", "4096"});
-  const JobResult romio = run_io(4, {"write_at_all", "4096"}, {"--mca", "io", "monitoring,romio321"});
+  const JobResult romio = run_io(4, {"write_at_all", "4096"}, {"--mca", "io", romio_component() + ",mpimon"});
   expect_every_rank_ok(romio, 4, "write_at_all");
   const Dump d = read_dump(romio);
   const mpi_io::FileInfo& f = d.file("out.dat");
   EXPECT_EQ(asked_view(f), asked_view(read_dump(ompio).file("out.dat")));
   for (const auto& [rank, use] : f.ranks) {
-    EXPECT_EQ(use.io, "romio321");
+    EXPECT_EQ(use.io, romio_component());
     EXPECT_EQ(use.fcoll, "");
     EXPECT_EQ(use.fs[1].operations, 0u);
     EXPECT_EQ(use.aggregated_calls, 0u);
@@ -195,16 +195,17 @@ TEST(IoLayer, WriteAtAllUnderRomioHasTheSameAskedView) {
 TEST(IoLayer, RomioCollectiveBufferingShuffleIsKeptApart) {
   const std::filesystem::path hints = new_test_folder() / "romio-hints";
   std::ofstream(hints) << "romio_cb_write enable\n";
-  const std::vector<std::string> extra = {"--mca", "io", "monitoring,romio321", "-x", "ROMIO_HINTS=" + hints.string()};
+  const std::vector<std::string> extra = {"--mca", "io", romio_component() + ",mpimon", "-x",
+                                          "ROMIO_HINTS=" + hints.string()};
   const JobResult job = run_io(4, {"write_at_all", "4096"}, extra);
   expect_every_rank_ok(job, 4, "write_at_all");
   const Dump d = read_dump(job);
   const Matrix shuffle = d.category(Category::io_shuffle);
   EXPECT_FALSE(shuffle.empty());
   EXPECT_TRUE(d.category(Category::external).empty()) << show(d.category(Category::external));
-  EXPECT_EQ(
-      distro_external(4, {"write_at_all", "4096"}, {"--mca", "io", "romio321", "-x", "ROMIO_HINTS=" + hints.string()}),
-      shuffle);
+  EXPECT_EQ(distro_external(4, {"write_at_all", "4096"},
+                            {"--mca", "io", romio_component(), "-x", "ROMIO_HINTS=" + hints.string()}),
+            shuffle);
   // Per file, the same per-peer totals.
   for (const auto& [rank, use] : d.file("out.dat").ranks)
     for (const auto& [peer, traffic] : use.shuffle)
@@ -215,7 +216,7 @@ TEST(IoLayer, RomioCollectiveBufferingShuffleIsKeptApart) {
 // file system once, and the shuffle is what Debian's component calls application traffic.
 TEST(IoLayer, EachFcollForcedAgreesWithDebiansComponent) {
   const auto reference = asked_view(read_dump(run_io(4, {"write_at_all", "4096"})).file("out.dat"));
-  for (const std::string fcoll : {"individual", "vulcan", "dynamic", "dynamic_gen2", "two_phase"}) {
+  for (const std::string& fcoll : fcoll_components()) {
     SCOPED_TRACE("fcoll " + fcoll);
     const std::vector<std::string> extra = {"--mca", "fcoll", fcoll};
     const JobResult job = run_io(4, {"write_at_all", "4096"}, extra);
@@ -295,12 +296,12 @@ TEST(IoLayer, EveryAccessKindUnderOmpio) {
 TEST(IoLayer, EveryAccessKindUnderRomioHasTheAskedViewOfOmpio) {
   const JobResult ompio = run_io(4, {"kinds", "blocking-collectives"});
   expect_every_rank_ok(ompio, 4, "kinds");
-  const JobResult romio = run_io(4, {"kinds", "blocking-collectives"}, {"--mca", "io", "monitoring,romio321"});
+  const JobResult romio = run_io(4, {"kinds", "blocking-collectives"}, {"--mca", "io", romio_component() + ",mpimon"});
   expect_every_rank_ok(romio, 4, "kinds");
   const Dump r = read_dump(romio);
   expect_every_kind_once(r.file("kinds.dat"), 4, false);
   EXPECT_EQ(asked_view(r.file("kinds.dat")), asked_view(read_dump(ompio).file("kinds.dat")));
-  for (const auto& [rank, use] : r.file("kinds.dat").ranks) EXPECT_EQ(use.io, "romio321");
+  for (const auto& [rank, use] : r.file("kinds.dat").ranks) EXPECT_EQ(use.io, romio_component());
   EXPECT_TRUE(r.category(Category::external).empty()) << show(r.category(Category::external));
 }
 
@@ -376,7 +377,9 @@ std::set<std::string> error_lines(const JobResult& job) {
   std::set<std::string> lines;
   std::istringstream in(job.output);
   for (std::string line; std::getline(in, line);)
-    if (line.find(" -> ") != std::string::npos && line.rfind("rank ", 0) == 0) lines.insert(line);
+    // (5.0's launcher may put a NUL before the job's first output line.)
+    if (const size_t start = line.find("rank "); start != std::string::npos && line.find(" -> ") != std::string::npos)
+      lines.insert(line.substr(start));
   return lines;
 }
 
@@ -385,18 +388,24 @@ std::set<std::string> error_lines(const JobResult& job) {
 // Errors of the real module reach the application unchanged (the same error classes as
 // without monitoring), and a failed open leaves no record.
 TEST(IoLayer, ErrorsPassThroughUnchanged) {
-  for (const std::vector<std::string>& io : {std::vector<std::string>{}, {"--mca", "io", "monitoring,romio321"}}) {
-    SCOPED_TRACE(io.empty() ? "ompio" : "romio321");
+  for (const std::vector<std::string>& io :
+       {std::vector<std::string>{}, {"--mca", "io", romio_component() + ",mpimon"}}) {
+    SCOPED_TRACE(io.empty() ? "ompio" : romio_component());
     const JobResult ours = run_io(4, {"errors"}, io);
     expect_every_rank_ok(ours, 4, "errors");
     std::vector<std::string> plain_io = io;
-    if (!plain_io.empty()) plain_io.back() = "romio321";
+    if (!plain_io.empty()) plain_io.back() = romio_component();
     const JobResult plain =
         run_job(4, concat_arguments(concat_arguments({"--mca", "mpi_yield_when_idle", "1"}, plain_io), {kIo, "errors"}),
                 Components::distro);
     expect_every_rank_ok(plain, 4, "errors");
     const std::set<std::string> lines = error_lines(ours);
-    EXPECT_EQ(lines.size(), 4u * 9) << ours.output;
+    // Nine outcomes per rank on 4.1.4; 5.0.7's ompio fails more of them itself (the same
+    // with and without us, which is what this test is about).
+    if (osc_pt2pt_exists()) {
+      EXPECT_EQ(lines.size(), 4u * 9) << ours.output;
+    }
+    EXPECT_GE(lines.size(), 4u * 5) << ours.output;
     EXPECT_EQ(lines, error_lines(plain));
     const Dump d = read_dump(ours);
     for (const auto& [identity, f] : d.io.files())
@@ -446,7 +455,7 @@ TEST(IoLayer, NotInterposedWhenOff) {
       run_io(4, {"write_at_all", "4096"}, {"--mca", "io_monitoring_enable", "0", "--mca", "io_base_verbose", "10"});
   expect_every_rank_ok(job, 4, "write_at_all");
   EXPECT_NE(job.output.find("Selected io module ompio"), std::string::npos) << job.output;
-  EXPECT_EQ(job.output.find("Selected io module monitoring"), std::string::npos);
+  EXPECT_EQ(job.output.find("Selected io module mpimon"), std::string::npos);
   const Dump d = read_dump(job);
   EXPECT_TRUE(d.io.empty());
   EXPECT_TRUE(d.category(Category::io_shuffle).empty());
@@ -456,7 +465,7 @@ TEST(IoLayer, NotInterposedWhenOff) {
   const JobResult off = run_job(4, {"--mca", "io_base_verbose", "10", kIo, "write_at_all", "4096"});
   expect_every_rank_ok(off, 4, "write_at_all");
   EXPECT_NE(off.output.find("Selected io module ompio"), std::string::npos) << off.output;
-  EXPECT_EQ(off.output.find("Selected io module monitoring"), std::string::npos);
+  EXPECT_EQ(off.output.find("Selected io module mpimon"), std::string::npos);
 }
 
 // An invalid io_monitoring_enable: one line says so and what is used instead (the default,
@@ -478,6 +487,7 @@ TEST(IoLayer, InvalidEnableValueSaysSoOnceAndKeepsTheDefault4Ranks) {
 
 // Open MPI's profile2mat reads our .prof files as before: our MPI-IO lines start with '#'.
 TEST(IoLayer, ProfileToMatrixSkipsTheIoLines) {
+  MPIMON_SKIP_WITHOUT("/usr/bin/profile2mat");
   const JobResult job = run_io(4, {"write_at_all", "4096"}, {}, Components::ours, 1);
   expect_every_rank_ok(job, 4, "write_at_all");
   std::string all, without_io;

@@ -1,6 +1,8 @@
 #include "mpi_job.h"
 #include "readers/prof_reader.h"
 
+#include "component_selection.h"
+
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -82,22 +84,29 @@ std::string mpirun_command(int ranks, const std::vector<std::string>& arguments,
 }
 
 std::string component_environment(Components components) {
-  // Ours: our plugin folder first. Distro: Open MPI's default path, where Debian's own
-  // monitoring components are found.
-  return components == Components::ours ? "env OMPI_MCA_mca_base_component_path=" +
-                                              quote(std::string(MPIMON_PLUGIN_DIR) + ":SYS_DEFAULT:USER_DEFAULT")
-                                        : "env -u OMPI_MCA_mca_base_component_path";
+  // Ours: what `mpimon run` sets (our plugin folder, Open MPI's own monitoring excluded;
+  // component_selection.h). Distro: Open MPI's defaults, where its own monitoring
+  // components are found. Both: what this Open MPI series needs on these machines.
+  // (env's options first, then its assignments.)
+  if (components == Components::distro)
+    return "env -u OMPI_MCA_mca_base_component_path -u OMPI_MCA_pml -u OMPI_MCA_coll -u "
+           "OMPI_MCA_osc " MPIMON_SERIES_MCA_ENVIRONMENT;
+  std::string environment = "env " MPIMON_SERIES_MCA_ENVIRONMENT;
+  for (const auto& [name, value] :
+       tools::job_environment(MPIMON_PLUGIN_DIR, [](const std::string&) { return std::nullopt; }))
+    environment += " " + name + "=" + quote(value);
+  return environment;
 }
 
 JobResult run_shell(const fs::path& folder, const std::string& command) {
   JobResult result;
   result.folder = folder;
-  // What Open MPI needs on these machines: running as root, more ranks than cores.
-  // Sanitizer builds: the runtime's options for whatever the command starts (mpirun
-  // through mpimon run, say: its ranks inherit them).
+  // What Open MPI needs on these machines: running as root, more ranks than cores (4.1's
+  // ORTE and 5.0's PRRTE name it differently). Sanitizer builds: the runtime's options for
+  // whatever the command starts (mpirun through mpimon run, say: its ranks inherit them).
   const std::string environment =
-      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "OMPI_MCA_rmaps_base_oversubscribe=1 " MPIMON_SANITIZER_ENV "; ";
+      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+      "PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe " MPIMON_SANITIZER_ENV "; ";
   FILE* pipe = ::popen((environment + "cd " + quote(folder.string()) + " && " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::array<char, 4096> buffer;

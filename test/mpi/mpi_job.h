@@ -70,4 +70,51 @@ std::optional<JobResult> run_on_full_disk(const std::string& command, int free_p
 // "rank <r>: OK <mode>".
 void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mode);
 
+// The osc components of the Open MPI the tests run on: 4.1 has pt2pt, 5.0 removed it (its
+// osc components are rdma, sm, ucx, portals4; docs/open-mpi-5.md, "What differs on 5.0").
+inline bool osc_pt2pt_exists() { return std::string(MPIMON_OMPI_VERSION).rfind("4.", 0) == 0; }
+// The osc components a test runs its scenario on, one after the other: rdma and pt2pt (4.1),
+// rdma (5.0).
+inline std::vector<std::string> osc_components_to_test() {
+  if (osc_pt2pt_exists()) return {"rdma", "pt2pt"};
+  return {"rdma"};
+}
+
+// ROMIO's io component: romio321 in 4.1, romio341 in 5.0 (same priorities).
+inline std::string romio_component() { return osc_pt2pt_exists() ? "romio321" : "romio341"; }
+// ompio's fcoll components: 5.0 removed two_phase.
+inline std::vector<std::string> fcoll_components() {
+  if (osc_pt2pt_exists()) return {"individual", "vulcan", "dynamic", "dynamic_gen2", "two_phase"};
+  return {"individual", "vulcan", "dynamic", "dynamic_gen2"};
+}
+
+// mpirun options that bind every rank to core 0 (several ranks on one core). 4.1:
+// --cpu-set 0 --bind-to core; 5.0's PRRTE refuses that ("not enough slots": its cpu set
+// holds one slot) and names it a PE list with overloading allowed.
+inline std::vector<std::string> every_rank_on_core_zero() {
+  if (osc_pt2pt_exists()) return {"--cpu-set", "0", "--bind-to", "core"};
+  return {"--map-by", "pe-list=0:ordered:oversubscribe", "--bind-to", "core:overload-allowed"};
+}
+
+// mpirun options that place and bind the ranks by rankfile `file`. 5.0's PRRTE renamed
+// --rankfile (--map-by rankfile:file=, with a warning) and binds nothing when the node
+// is oversubscribed (as these 2-core machines are) unless overloading is allowed.
+inline std::vector<std::string> rankfile_arguments(const std::string& file) {
+  if (osc_pt2pt_exists()) return {"--rankfile", file};
+  return {"--map-by", "rankfile:file=" + file, "--bind-to", "core:overload-allowed"};
+}
+
 }  // namespace mpimon::test
+
+// In a test that needs osc/pt2pt: skips it, saying why, on an Open MPI without pt2pt.
+#define MPIMON_SKIP_WITHOUT_OSC_PT2PT()                                              \
+  if (!mpimon::test::osc_pt2pt_exists())                                             \
+  GTEST_SKIP() << "Open MPI " MPIMON_OMPI_VERSION                                    \
+                  " has no osc/pt2pt (removed in Open MPI 5.0): this test is about " \
+                  "pt2pt's own protocol; its rdma variant runs"
+
+// Open MPI's own profile tools: Debian 12's openmpi-bin (4.1) installs them, Debian 13's (5.0) does not.
+#define MPIMON_SKIP_WITHOUT(tool)                                                   \
+  if (!std::filesystem::exists(tool))                                               \
+  GTEST_SKIP() << "Open MPI " MPIMON_OMPI_VERSION " as installed here has no " tool \
+                  " (Debian 13's openmpi-bin ships none of Open MPI's profile tools; Debian 12's does)"

@@ -67,13 +67,17 @@ TEST(PlaceHostfile, RankfileIsAcceptedWithTheHostfileAndBindsAsPrinted4Ranks) {
   EXPECT_NE(place.output.find("| placement | hop-bytes | bytes crossing hosts |"), std::string::npos) << place.output;
   EXPECT_NE(place.output.find("| round-robin by host |"), std::string::npos) << place.output;
   EXPECT_NE(place.output.find("(mpirun --hostfile hf --rankfile rf)"), std::string::npos) << place.output;
-  const JobResult placed = run_shell(job.folder, MPIRUN_EXECUTABLE
-                                                     " --hostfile hf --rankfile rf --report-bindings "
-                                                     "--mca mpi_yield_when_idle 1 " +
-                                                     kExample + " halo");
+  std::string rankfile;
+  for (const std::string& a : rankfile_arguments("rf")) rankfile += a + " ";
+  const JobResult placed =
+      run_shell(job.folder, MPIRUN_EXECUTABLE " --hostfile hf " + rankfile +
+                                "--report-bindings --mca mpi_yield_when_idle 1 " + kExample + " halo");
   ASSERT_EQ(placed.exit_code, 0) << read_text(job.folder / "rf") << placed.output;
   const auto printed = cores_in(place.output, std::regex(R"(\| (\d+) \| localhost \| (\d+) \|)"));
-  const auto bound = cores_in(placed.output, std::regex(R"(MCW rank (\d+) bound to socket \d+\[core (\d+))"));
+  // 4.1: "MCW rank 3 bound to socket 0[core 1[hwt 0]]"; 5.0: "Rank 3 bound to package[0][core:1]".
+  const auto bound =
+      cores_in(placed.output,
+               std::regex(R"((?:MCW rank|Rank) (\d+) bound to (?:socket \d+\[core |package\[\d+\]\[core:)(\d+))"));
   EXPECT_EQ(printed.size(), 4u) << place.output;
   EXPECT_EQ(printed, bound) << place.output << placed.output;
 }
@@ -188,9 +192,10 @@ std::string two_core_rankfile(bool partners_together) {
 JobResult run_reorder_example(bool partners_together) {
   const auto folder = new_test_folder();
   std::ofstream(folder / "rf") << two_core_rankfile(partners_together);
-  return run_job_in(folder, 8,
-                    {"--rankfile", "rf", "--mca", "mpi_yield_when_idle", "1", "-x", "MPIMON_REORDER_VERBOSE=1", "--mca",
-                     "pml_monitoring_enable", "2", kExample, "reorder"});
+  return run_job_in(
+      folder, 8,
+      concat_arguments(rankfile_arguments("rf"), {"--mca", "mpi_yield_when_idle", "1", "-x", "MPIMON_REORDER_VERBOSE=1",
+                                                  "--mca", "pml_monitoring_enable", "2", kExample, "reorder"}));
 }
 
 // The example's line for the partner exchange before and after reordering.

@@ -171,6 +171,26 @@ TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
   EXPECT_GE(external, 4) << "every rank exchanges atoms with neighbours";
 }
 
+// A real application under Open MPI's own component and ours (on 4.1 Debian's plugin, on 5.0
+// the component built into libmpi): LAMMPS' melt example sends no persistent message and no
+// collective through the PML's start, where Open MPI's component is wrong, so every rank's
+// point-to-point section must be the same, byte for byte.
+TEST(PmlDump, LammpsMeltPointToPointEqualsOpenMpisComponent4Ranks) {
+  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  const auto program =
+      concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"});
+  const JobResult distro = run_job(4, program, Components::distro);
+  const JobResult ours = run_job(4, program, Components::ours);
+  expect_success(distro);
+  expect_success(ours);
+  for (int r = 0; r < 4; ++r) {
+    const std::string name = "prof." + std::to_string(r) + ".prof";
+    const std::string section = point_to_point_section(ours.folder / name);
+    EXPECT_NE(section.find("E\t"), std::string::npos) << name << ": no point-to-point line";
+    EXPECT_EQ(section, point_to_point_section(distro.folder / name)) << name;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Bad input: a clear one-line warning, the job runs on, nothing half-written.
 
@@ -208,23 +228,55 @@ TEST(PmlBadInput, UnwritableDumpFolderWarnsAndExitsZero4Ranks) {
       << "no .prof file, no temporary: the job file and its time series only";
 }
 
-TEST(PmlBadInput, PmlOb1AloneMeansNoMonitoringButOb1CommaMonitoringWorks4Ranks) {
-  const JobResult alone = run_job(
-      4, concat_arguments({"--mca", "pml", "ob1"}, concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+// Plain mpirun (our components loaded through the environment): a pml list without ours
+// leaves our PML out; the job runs, unmonitored, and says so in one line.
+TEST(PmlBadInput, PmlOb1WithoutOursSaysSoInOneLineAndOb1CommaMpimonWorks4Ranks) {
+  const auto plain_mpirun = [](const std::string& pml) {
+    std::string command = component_environment(Components::ours) + " " MPIRUN_EXECUTABLE " -np 4 --mca pml " + pml;
+    for (const std::string& a : monitoring_arguments()) command += " " + shell_quote(a);
+    return run_shell(new_test_folder(), command + " " + kExample + " ring");
+  };
+  const JobResult alone = plain_mpirun("ob1");
   expect_success(alone);
-  EXPECT_TRUE(files_in(alone.folder).empty()) << "Open MPI never opens our component with --mca pml ob1";
-  const JobResult listed = run_job(4, concat_arguments({"--mca", "pml", "ob1,monitoring"},
-                                                       concat_arguments(monitoring_arguments(), {kExample, "ring"})));
+  EXPECT_TRUE(files_in(alone.folder).empty());
+  const std::string line =
+      "mpimon: pml_monitoring_enable is 2 but the pml selection left mpimon's PML out (selected: 'ob1'): nothing is "
+      "monitored. Start the job with `mpimon run`, or add mpimon to your pml list (e.g. --mca pml ob1,mpimon)\n";
+  const size_t at = alone.output.find(line);
+  EXPECT_NE(at, std::string::npos) << alone.output;
+  EXPECT_EQ(alone.output.find("mpimon", at + line.size()), std::string::npos) << "one line per job\n" << alone.output;
+  const JobResult listed = plain_mpirun("ob1,mpimon");
   expect_success(listed);
   EXPECT_EQ(read_edges(listed.folder, "E").size(), 4u);
 }
 
+// mpimon run merges the user's own pml selection, on the command line or in the
+// environment, with ours (component_selection.h); Open MPI's name for monitoring in a
+// list means ours.
+TEST(PmlComponent, MpimonRunMergesTheUsersPmlSelection4Ranks) {
+  for (const char* selection : {"--mca pml ob1", "--mca pml ob1,monitoring", "-mca pml ^cm"}) {
+    const JobResult job = run_shell(new_test_folder(), MPIMON_BIN " run -- -np 4 " + std::string(selection) +
+                                                           " --mca pml_monitoring_enable 2 " + kExample + " ring");
+    ASSERT_EQ(job.exit_code, 0) << selection << "\n" << job.output;
+    EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).records.size(), 4u) << selection;
+  }
+  const JobResult job =
+      run_shell(new_test_folder(),
+                "OMPI_MCA_pml=ob1 " MPIMON_BIN " run -- -np 4 --mca pml_monitoring_enable 2 " + kExample + " ring");
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_EQ(read_job_file((job.folder / "mpimon-job.txt").string()).records.size(), 4u);
+}
+
 TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
-  const JobResult info = run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
-                                                          OMPI_INFO " --param pml monitoring --level 9");
+  // Our component is listed under its own name; its variables under Open MPI's names.
+  const JobResult info =
+      run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
+                                       OMPI_INFO " && " OMPI_INFO " --param pml monitoring --level 9");
+  EXPECT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_NE(info.output.find("MCA pml: mpimon (MCA v2.1.0"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("Component v" MPIMON_VERSION ")"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("(mpimon)"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("pml_monitoring_enable_output"), std::string::npos) << info.output;
-  EXPECT_NE(info.output.find("Component v" MPIMON_VERSION), std::string::npos) << info.output;
 }
 
 TEST(PmlComponent, MpimonRunLauncherPutsOurComponentsFirst4Ranks) {
@@ -239,6 +291,5 @@ TEST(PmlComponent, MpimonRunLauncherPutsOurComponentsFirst4Ranks) {
 TEST(PmlComponent, MpimonRunWithoutPluginsSaysWhere) {
   const JobResult job = run_shell(new_test_folder(), "MPIMON_PLUGIN_DIR=/nonexistent " MPIMON_BIN " run -- -np 1 true");
   EXPECT_EQ(job.exit_code, 127);
-  EXPECT_NE(job.output.find("mpimon run: /nonexistent: no mca_pml_monitoring.so there"), std::string::npos)
-      << job.output;
+  EXPECT_NE(job.output.find("mpimon run: /nonexistent: no mca_pml_mpimon.so there"), std::string::npos) << job.output;
 }

@@ -163,7 +163,7 @@ TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
   const JobFile file = read_job_file((job.folder / "mpimon-job.txt").string());
   EXPECT_EQ(file.header.world_size, 8);
   EXPECT_EQ(file.header.enable_level, 2);
-  EXPECT_EQ(file.header.open_mpi_version, "4.1.4");
+  EXPECT_EQ(file.header.open_mpi_version, MPIMON_OMPI_VERSION);
   EXPECT_TRUE(std::regex_match(file.header.start_time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
   EXPECT_EQ(job_records(file), prof_records(job.folder, "prof", 8));
   // 8 ring edges + 7 tree edges (PML) + 7 reduce contributions to the root (COLL): the

@@ -26,9 +26,10 @@ void expect_partners_together(const std::string& compiler, const std::string& so
                                                 " $(PKG_CONFIG_PATH=" MPIMON_PKG_CONFIG_DIR
                                                 " pkg-config --cflags --libs mpimon-reorder) -o app");
   ASSERT_EQ(build.exit_code, 0) << build.output;
-  const JobResult job = run_job_in(folder, 8,
-                                   {"--rankfile", "rf", "--mca", "mpi_yield_when_idle", "1", "--mca",
-                                    "pml_monitoring_enable", "2", "--mca", "pml_monitoring_job_file", "", "./app"});
+  const JobResult job = run_job_in(
+      folder, 8,
+      concat_arguments(rankfile_arguments("rf"), {"--mca", "mpi_yield_when_idle", "1", "--mca", "pml_monitoring_enable",
+                                                  "2", "--mca", "pml_monitoring_job_file", "", "./app"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   std::map<int, int> world_of_new;  // reordered rank -> world rank
   const std::regex line(language + R"(: world (\d+) -> (\d+))");

@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 // The ring under mpirun with our components, 1 s snapshots; `end` as series_patterns takes it.
 std::string ring_command(double seconds, const std::string& end = "finalize", const std::string& extra = "",
                          const std::string& mode = "ring") {
-  return "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
+  return component_environment(Components::ours) +
+         " " MPIRUN_EXECUTABLE
          " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval 1 " +
          extra + " " MPIMON_SERIES_PATTERNS " " + mode + " " + std::to_string(seconds) + " " + end;
 }
@@ -374,9 +375,11 @@ TEST(Series, TornLastRecordIsDroppedNeverMisread) {
 TEST(Series, ThreadMultipleSeriesAddsUpToTheJobFile) {
   const fs::path folder = new_test_folder();
   const JobResult job = run_shell(
-      folder, "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE
-              " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval "
-              "0.05 " MPIMON_SERIES_PATTERNS " threads 2");
+      folder,
+      component_environment(Components::ours) +
+          " " MPIRUN_EXECUTABLE
+          " -np 4 --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 --mca pml_monitoring_snapshot_interval "
+          "0.05 " MPIMON_SERIES_PATTERNS " threads 2");
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const JobFile file = read_job_file((folder / "mpimon-job.txt").string());
   const SeriesRead s = read_series_of(folder / "mpimon-job.txt.series");
@@ -394,8 +397,8 @@ TEST(Series, ThreadMultipleSeriesAddsUpToTheJobFile) {
 
 TEST(Series, IntervalIsValidatedLikeTheOtherParameters) {
   const fs::path folder = new_test_folder();
-  const std::string run = "env OMPI_MCA_mca_base_component_path=" MPIMON_PLUGIN_DIR
-                          ":SYS_DEFAULT:USER_DEFAULT " MPIRUN_EXECUTABLE " -np 2 --mca pml_monitoring_enable 2 ";
+  const std::string run =
+      component_environment(Components::ours) + " " MPIRUN_EXECUTABLE " -np 2 --mca pml_monitoring_enable 2 ";
   const JobResult bad = run_shell(folder, run + "--mca pml_monitoring_snapshot_interval 1e3 " MPIMON_EXAMPLE " ring");
   ASSERT_EQ(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("mpimon: invalid value '1e3' for MCA parameter pml_monitoring_snapshot_interval (valid: 0 "

@@ -51,8 +51,8 @@ TEST(SplitTree, ResultsEqualOpenMpisAtTheModelsChoice8Ranks) {
 
 TEST(SplitTree, AFreeCoreGetsTheProgressThreadAndTheModelPutsTheTreeOnIt2Ranks) {
   // Both ranks bound to core 0: core 1 is free. N = 2, P = 1: equation 5 gives S = 0.
-  const JobResult job = run_job(2, concat_arguments({"--cpu-set", "0", "--bind-to", "core"},
-                                                    concat_arguments(split_tree("model"), {kSplit, "results"})));
+  const JobResult job = run_job(
+      2, concat_arguments(every_rank_on_core_zero(), concat_arguments(split_tree("model"), {kSplit, "results"})));
   expect_every_rank_ok(job, 2, "results");
   EXPECT_NE(job.output.find("(2 on this host, 1 of 2 cores free), H = 1, S = 0"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("progress thread on core 1"), std::string::npos) << job.output;
@@ -97,10 +97,8 @@ TEST(SplitTree, OverlapRisesToAboutOneWhenTheProgressThreadHasAFreeCore2Ranks) {
   // libnbc, rank 0 posts its bytes only inside MPI_Wait (overlap 0, rank 1: 1); with the
   // split tree (the model picks S = 0 here), every rank's bytes go out during the
   // computation. One rerun if the shared machine disturbed the first.
-  const std::vector<std::string> placement = {"--cpu-set", "0",     "--bind-to",
-                                              "core",      "--mca", "pml_monitoring_enable",
-                                              "2",         "--mca", "coll_monitoring_nbc_sampling",
-                                              "1"};
+  const std::vector<std::string> placement = concat_arguments(
+      every_rank_on_core_zero(), {"--mca", "pml_monitoring_enable", "2", "--mca", "coll_monitoring_nbc_sampling", "1"});
   const std::vector<std::string> scenario = {MPIMON_NBC_PATTERNS, "--multiple", "overlap", "8388608", "0.2", "alone"};
   const JobResult libnbc =
       run_job(2, concat_arguments(placement, concat_arguments({"--mca", "coll_splittree_enable", "0"}, scenario)));

@@ -225,6 +225,7 @@ TEST(ToolsInputs, OneSidedGetsReadFromTheTargetToTheOrigin4Ranks) {
 }
 
 TEST(ToolsInputs, AggregateProfilesArgumentFormSumsThePhases4Ranks) {
+  MPIMON_SKIP_WITHOUT("/usr/bin/aggregate_profile");
   const fs::path folder = new_test_folder();
   fs::create_directory(folder / "prof");
   const JobResult job = run_job_in(folder, 4,
@@ -244,6 +245,7 @@ TEST(ToolsInputs, AggregateProfilesArgumentFormSumsThePhases4Ranks) {
 }
 
 TEST(Profile2mat, AgreesWithFormatMatOnOurDumps8Ranks) {
+  MPIMON_SKIP_WITHOUT("/usr/bin/profile2mat");
   const fs::path folder = new_test_folder();
   const JobResult job =
       run_job_in(folder, 8,
@@ -255,6 +257,7 @@ TEST(Profile2mat, AgreesWithFormatMatOnOurDumps8Ranks) {
 }
 
 TEST(Profile2mat, AgreesWithFormatMatOnOurOneSidedDumps4Ranks) {
+  MPIMON_SKIP_WITHOUT("/usr/bin/profile2mat");
   const fs::path folder = new_test_folder();
   const JobResult osc = run_job_in(folder, 4, concat_arguments(monitoring_arguments(), {kOsc, "ops"}));
   ASSERT_EQ(osc.exit_code, 0) << osc.output;
@@ -268,6 +271,7 @@ TEST(Profile2mat, AgreesWithFormatMatOnOurOneSidedDumps4Ranks) {
 }
 
 TEST(Profile2mat, AgreesWithFormatMatOnDebiansComponentDumps8Ranks) {
+  MPIMON_SKIP_WITHOUT("/usr/bin/profile2mat");
   const fs::path folder = new_test_folder();
   const JobResult job =
       run_job_in(folder, 8,

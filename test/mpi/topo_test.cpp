@@ -55,7 +55,7 @@ TEST(TopoMonitoring, WithoutAJobFileOpenMpisDefaultIsSelectedAndNoRankMoves4Rank
   const JobResult job = run_job(4, cart_job({"--mca", "topo_base_verbose", "10"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(count(job.output, "select: component basic selected"), 4u) << job.output;
-  EXPECT_EQ(count(job.output, "select: component monitoring selected"), 0u) << job.output;
+  EXPECT_EQ(count(job.output, "select: component mpimon selected"), 0u) << job.output;
   expect_identity(job, 4);
 }
 
@@ -65,8 +65,8 @@ TEST(TopoMonitoring, AGraphIsPlacedByAPreviousRunOnTheCoresItsProcessesAreBoundT
   std::ofstream rankfile(folder / "rf");
   for (int r = 0; r < 8; ++r) rankfile << "rank " << r << "=localhost slot=" << r / 4 << "\n";
   rankfile.close();
-  const std::vector<std::string> layout = {
-      "--rankfile", "rf", "--mca", "mpi_yield_when_idle", "1", "--mca", "pml_monitoring_enable", "2"};
+  const std::vector<std::string> layout = concat_arguments(
+      rankfile_arguments("rf"), {"--mca", "mpi_yield_when_idle", "1", "--mca", "pml_monitoring_enable", "2"});
   const JobResult first = run_job_in(
       folder, 8,
       concat_arguments(layout, {"--mca", "pml_monitoring_job_file", "first.txt", kPatterns, "graph", "65536"}));

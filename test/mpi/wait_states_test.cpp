@@ -52,8 +52,8 @@ struct ScenarioRun {
 
 std::vector<std::string> wait_state_arguments(const std::string& osc, const std::string& wait_states = "1") {
   return concat_arguments(monitoring_arguments(2),
-                          {"--mca", "osc", osc + ",monitoring", "--mca", "osc_monitoring_wait_states", wait_states,
-                           "--mca", "mpi_yield_when_idle", "1"});
+                          {"--mca", "osc", osc + ",mpimon", "--mca", "osc_monitoring_wait_states", wait_states, "--mca",
+                           "mpi_yield_when_idle", "1"});
 }
 
 ScenarioRun run_scenario(const std::string& osc, const std::string& scenario,
@@ -155,8 +155,12 @@ const std::vector<Expected> kLockCompetition = {{2, Pattern::lock_competition, 1
 }  // namespace
 
 TEST(WaitStates, LatePostRdma4Ranks) { expect_scenario("rdma", "late_post", from_origins(Pattern::late_post)); }
-TEST(WaitStates, LatePostPt2pt4Ranks) { expect_scenario("pt2pt", "late_post", from_origins(Pattern::late_post)); }
+TEST(WaitStates, LatePostPt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "late_post", from_origins(Pattern::late_post));
+}
 TEST(WaitStates, EarlyTransferPt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
   // osc pt2pt's long protocol (64 KiB puts) waits inside MPI_Put for the post.
   expect_scenario("pt2pt", "early_transfer", from_origins(Pattern::early_transfer));
 }
@@ -166,16 +170,34 @@ TEST(WaitStates, EarlyTransferScenarioIsLatePostOnRdma4Ranks) {
   expect_scenario("rdma", "early_transfer", from_origins(Pattern::late_post));
 }
 TEST(WaitStates, EarlyWaitRdma4Ranks) { expect_scenario("rdma", "early_wait", kEarlyWait); }
-TEST(WaitStates, EarlyWaitPt2pt4Ranks) { expect_scenario("pt2pt", "early_wait", kEarlyWait); }
-TEST(WaitStates, EarlyWaitInMpiWinTestLoopsPt2pt4Ranks) { expect_scenario("pt2pt", "early_wait_test", kEarlyWait); }
+TEST(WaitStates, EarlyWaitPt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "early_wait", kEarlyWait);
+}
+TEST(WaitStates, EarlyWaitInMpiWinTestLoopsPt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "early_wait_test", kEarlyWait);
+}
 TEST(WaitStates, LateCompleteRdma4Ranks) { expect_scenario("rdma", "late_complete", kLateComplete); }
-TEST(WaitStates, LateCompletePt2pt4Ranks) { expect_scenario("pt2pt", "late_complete", kLateComplete); }
+TEST(WaitStates, LateCompletePt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "late_complete", kLateComplete);
+}
 TEST(WaitStates, WaitAtFenceRdma4Ranks) { expect_scenario("rdma", "wait_at_fence", kWaitAtFence); }
-TEST(WaitStates, WaitAtFencePt2pt4Ranks) { expect_scenario("pt2pt", "wait_at_fence", kWaitAtFence); }
+TEST(WaitStates, WaitAtFencePt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "wait_at_fence", kWaitAtFence);
+}
 TEST(WaitStates, EarlyFenceRdma4Ranks) { expect_scenario("rdma", "early_fence", kEarlyFence); }
-TEST(WaitStates, EarlyFencePt2pt4Ranks) { expect_scenario("pt2pt", "early_fence", kEarlyFence); }
+TEST(WaitStates, EarlyFencePt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "early_fence", kEarlyFence);
+}
 TEST(WaitStates, LockCompetitionRdma4Ranks) { expect_scenario("rdma", "lock_competition", kLockCompetition); }
-TEST(WaitStates, LockCompetitionPt2pt4Ranks) { expect_scenario("pt2pt", "lock_competition", kLockCompetition); }
+TEST(WaitStates, LockCompetitionPt2pt4Ranks) {
+  MPIMON_SKIP_WITHOUT_OSC_PT2PT();
+  expect_scenario("pt2pt", "lock_competition", kLockCompetition);
+}
 
 TEST(WaitStates, EarlyWaitWithoutLateCompleteWhenTheOriginStartsLate4Ranks) {
   const ScenarioRun run = run_until_expected("rdma", "early_wait", kEarlyWait);
@@ -184,7 +206,7 @@ TEST(WaitStates, EarlyWaitWithoutLateCompleteWhenTheOriginStartsLate4Ranks) {
 }
 
 TEST(WaitStates, BalancedRunShowsNothingAboveHalfOfD4Ranks) {
-  for (const std::string osc : {"rdma", "pt2pt"}) {
+  for (const std::string& osc : osc_components_to_test()) {
     std::string problems;
     for (int attempt = 0; attempt < 3; ++attempt) {
       const ScenarioRun run = run_scenario(osc, "balanced");
@@ -209,7 +231,7 @@ TEST(WaitStates, AnInjectedClockOffsetIsMeasuredAndCancelled4Ranks) {
   // Ranks 2 and 3 read a clock 5 s ahead, as if on another host: the offsets measured at
   // window creation cancel it, the waits stay right, and the job file shows the offset.
   const std::vector<std::string> shift = {"--mca", "osc_monitoring_wait_states_testing_clock_offset", "5:2,3"};
-  for (const std::string osc : {"rdma", "pt2pt"}) {
+  for (const std::string& osc : osc_components_to_test()) {
     const ScenarioRun run = run_until_expected(osc, "late_post", from_origins(Pattern::late_post), shift);
     EXPECT_EQ(check_expected(run, from_origins(Pattern::late_post)), "") << run.job.output;
     ASSERT_EQ(run.waits.windows.size(), 4u);
@@ -227,7 +249,7 @@ TEST(WaitStates, AnInjectedClockOffsetIsMeasuredAndCancelled4Ranks) {
 TEST(WaitStates, OurOwnTrafficIsNeverCounted4Ranks) {
   // The same records with and without wait states (shadow windows, private
   // communicators, the fence allreduces and clock ping-pongs are all ours).
-  for (const std::string osc : {"rdma", "pt2pt"}) {
+  for (const std::string& osc : osc_components_to_test()) {
     std::vector<std::string> records[2];
     for (int on = 0; on < 2; ++on) {
       std::vector<std::string> arguments = wait_state_arguments(osc, std::to_string(on));

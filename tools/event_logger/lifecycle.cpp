@@ -3,6 +3,8 @@
 // PMPI_Finalize under the run's one number (files/output_names.h).
 #include "logger.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,8 +22,18 @@ void disable(Logger& g) {
 
 namespace {
 
+// One message line on stderr in one write: several ranks write theirs at the same moment,
+// and Open MPI 5's launcher forwards each write as it comes (a line printed in pieces by
+// fprintf came out interleaved with the other ranks' there).
+void say(const std::string& line) {
+  const std::string text = line + "\n";
+  if (::write(STDERR_FILENO, text.data(), text.size()) < 0) {
+    // Nowhere else to say it.
+  }
+}
+
 void print_from_rank_zero(const Logger& g, const std::string& line) {
-  if (g.world_rank == 0 && !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+  if (g.world_rank == 0 && !line.empty()) say(line);
 }
 
 // The name of the clock a source counts (source info key MPIMON_EVENTS_CLOCK), or "".
@@ -160,8 +172,8 @@ void after_init() {
     mpimon::FileError error;
     file = mpimon::NewFile::create(log_file_path(g.output_prefix, g.world_rank), error);
     if (error) {
-      std::fprintf(stderr, "mel: rank %d: event log not written: %s; logging disabled\n", g.world_rank,
-                   error.message.c_str());
+      say("mel: rank " + std::to_string(g.world_rank) + ": event log not written: " + error.message +
+          "; logging disabled");
       disable(g);
       return;
     }
@@ -206,7 +218,7 @@ void finish() {
   flush_buffer(g);
   if (!g.file_error) g.file.finish(g.file_error);  // fsync and size check
   if (g.file_error) {
-    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, g.file_error.message.c_str());
+    say("mel: rank " + std::to_string(g.world_rank) + ": event log not written: " + g.file_error.message);
     g.file.discard();
   }
   // Published by publish_log, inside PMPI_Finalize.
@@ -233,12 +245,10 @@ int publish_log(MPI_Comm, int, void*, void*) {
     return std::make_pair(values[0], -values[1]);
   });
   if (outputs[0].error)
-    std::fprintf(stderr, "mel: rank %d: event log not written: %s\n", g.world_rank, outputs[0].error.message.c_str());
+    say("mel: rank " + std::to_string(g.world_rank) + ": event log not written: " + outputs[0].error.message);
   if (run > 0 && g.world_rank == 0)
-    std::fprintf(stderr,
-                 "mel: event logs of an earlier run are in the way, and nothing is overwritten: this run's logs are "
-                 "%s.<rank>.log\n",
-                 mpimon::numbered_name(g.output_prefix, run).c_str());
+    say("mel: event logs of an earlier run are in the way, and nothing is overwritten: this run's logs are " +
+        mpimon::numbered_name(g.output_prefix, run) + ".<rank>.log");
   return MPI_SUCCESS;
 }
 

@@ -381,7 +381,6 @@ inline MPI_Count clock_read() {
 
 // ---- ompi_bridge.cpp: what needs Open MPI internals ----
 bool mpit_initialized();
-bool mpi_usable();     // between MPI_Init and MPI_Finalize
 int category_index();  // our category (registered/re-found now), or -1
 // MPI_SUCCESS and whether cat_index is our category, or MPI_T_ERR_INVALID_INDEX.
 int category_lookup(int cat_index, bool* ours);

@@ -1,9 +1,10 @@
-// Everything that needs Open MPI 4.1 internals: the MPI_T init count, our MPI_T category
+// Everything that needs Open MPI internals (4.1 and 5.0: ompi_series.h): the MPI_T init count, our MPI_T category
 // (an MCA variable group), element enums (MCA enums, which MPI_T_enum_* understands)
 // and info objects usable before MPI_Init.
 #include <ompi_config.h>
 #include <atomic>
 #include <cstring>
+#include "ompi_series.h"
 extern "C" {
 #include <ompi/info/info.h>
 #include <opal/mca/base/mca_base_var.h>
@@ -37,13 +38,6 @@ struct MpitLock {
 
 bool mpit_initialized() { return ompi_mpit_init_count != 0; }
 
-bool mpi_usable() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized && !finalized;
-}
-
 int category_index() {
   if (!mpit_initialized()) return -1;
   // Open MPI frees its groups when MPI_T is finalized: look the group up every time and
@@ -74,8 +68,21 @@ int category_lookup(int cat_index, bool* ours) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// Whether MPI_Info_create / MPI_Info_free may be called now: between MPI_Init and
+// MPI_Finalize, and on 5.0 before MPI_Init too (ompi_series.h).
+bool info_calls_usable() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return !finalized && (initialized || mpimon::ompi_series::kInfoCreateBeforeMpiInit);
+}
+
+}  // namespace
+
 int make_info(const std::vector<std::pair<std::string, std::string>>& keys, MPI_Info* out) {
-  if (mpi_usable()) {
+  if (info_calls_usable()) {
     MPI_Info info;
     if (MPI_Info_create(&info) != MPI_SUCCESS) return MPI_T_ERR_MEMORY;
     // opal_info_set, not MPI_Info_set: values may exceed MPI_MAX_INFO_VAL (the
@@ -115,8 +122,8 @@ int every_object_hint(MPI_Info info, bool* every) {
   // opal_info_get: the object may come from MPI_Info_create or from make_info.
   char value[8] = {};
   int flag = 0;
-  if (opal_info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, sizeof value - 1, value,
-                    &flag) != OPAL_SUCCESS)
+  if (mpimon::ompi_series::info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, value,
+                                    sizeof value, &flag) != OPAL_SUCCESS)
     return MPI_T_ERR_INVALID;
   *every = flag && std::strcmp(value, "true") == 0;
   return MPI_SUCCESS;
@@ -162,7 +169,7 @@ int mpimon_events_test_info_get(MPI_Info info, const char* key, char* value, int
   if (info == MPI_INFO_NULL || key == nullptr || value == nullptr || value_len < 1) return 0;
   int flag = 0;
   auto* object = reinterpret_cast<ompi_info_t*>(info);
-  if (opal_info_get(&object->super, key, value_len - 1, value, &flag) != OPAL_SUCCESS) return 0;
+  if (mpimon::ompi_series::info_get(&object->super, key, value, value_len, &flag) != OPAL_SUCCESS) return 0;
   return flag ? 1 : 0;
 }
 
@@ -174,7 +181,7 @@ MPI_Info mpimon_events_test_info_make(const char* key, const char* value) {
 
 void mpimon_events_test_info_free(MPI_Info* info) {
   if (info == nullptr || *info == MPI_INFO_NULL) return;
-  if (mpi_usable()) {
+  if (info_calls_usable()) {
     MPI_Info_free(info);
     return;
   }

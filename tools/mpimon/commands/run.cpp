@@ -5,13 +5,14 @@
 #include <vector>
 
 #include "commands/subcommand.h"
+#include "component_selection.h"
 #include "launcher.h"
 
 namespace mpimon::tools {
 
 Subcommand add_run_command(CLI::App& mpimon) {
   auto arguments = std::make_shared<std::vector<std::string>>();
-  CLI::App* run = mpimon.add_subcommand("run", "run mpirun with mpimon's components first (mpimon run -- -np 4 ./app)");
+  CLI::App* run = mpimon.add_subcommand("run", "run mpirun with mpimon's components (mpimon run -- -np 4 ./app)");
   run->add_option("mpirun_arguments", *arguments, "arguments passed to mpirun")->required();
   run->prefix_command();
   return {run, [arguments] {
@@ -22,10 +23,18 @@ Subcommand add_run_command(CLI::App& mpimon) {
 }
 
 Subcommand add_env_command(CLI::App& mpimon) {
-  CLI::App* env = mpimon.add_subcommand("env", "print the shell export that `mpimon run` sets");
-  return {env, [] {
-            // Quoted for the shell (an installation prefix may hold spaces).
-            std::cout << "export OMPI_MCA_mca_base_component_path='" << component_path(plugin_directory()) << "'\n";
+  CLI::App* env = mpimon.add_subcommand(
+      "env", "print the shell exports that `mpimon run` sets (eval \"$(mpimon env)\": then plain mpirun monitors)");
+  auto parameter_file = std::make_shared<bool>(false);
+  env->add_flag("--mca-params", *parameter_file,
+                "print it as an MCA parameter file instead (for OMPI_MCA_mca_base_param_files)");
+  return {env, [parameter_file] {
+            if (*parameter_file) {
+              std::cout << mca_parameter_file(plugin_directory());
+              return 0;
+            }
+            for (const auto& [name, value] : job_environment(plugin_directory(), current_environment))
+              std::cout << "export " << name << "='" << value << "'\n";
             return 0;
           }};
 }

@@ -1,5 +1,5 @@
-// Registration and selection of our COLL component. Active when the PML layer is (it
-// registers pml_monitoring_enable and gates all layers): every communicator then gets
+// Registration and selection of our COLL component. Active when the PML layer is (the
+// PML layer gates all layers; runtime/settings_registration_ompi.h): every communicator then gets
 // our module at priority 100, the highest Open MPI allows, so it is enabled last.
 #include "coll_monitoring.h"
 #include "coll_monitoring_nbc.h"
@@ -13,18 +13,20 @@
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
+#include "runtime/settings_registration_ompi.h"
 
 namespace {
 
 int component_register();
+int component_open();
 int init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) mca_coll_base_component_2_0_0_t mca_coll_monitoring_component = {
-    .collm_version = MPIMON_COMPONENT_VERSION(MCA_COLL_BASE_VERSION_2_0_0, nullptr, nullptr, component_register),
+__attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE mca_coll_mpimon_component = {
+    .collm_version = MPIMON_COMPONENT_VERSION(MPIMON_COLL_BASE_VERSION, component_open, nullptr, component_register),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,
@@ -79,7 +81,7 @@ void register_class_variables() {
       {"a2a_size", "Bytes this process sent in all-to-all collectives (mpimon)", {CollectiveClass::all_to_all, true}},
   };
   for (const auto& row : table) {
-    mca_base_pvar_register("ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4,
+    mca_base_pvar_register("ompi", "coll", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4,
                            row.variable.bytes ? MCA_BASE_PVAR_CLASS_AGGREGATE : MCA_BASE_PVAR_CLASS_COUNTER,
                            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr, MPI_T_BIND_MPI_COMM,
                            MCA_BASE_PVAR_FLAG_READONLY, read_class_variable, nullptr, notify_class_variable,
@@ -141,7 +143,7 @@ void register_nbc_variables() {
   };
   for (const auto& row : table) {
     mca_base_pvar_register(
-        "ompi", "coll", "monitoring", row.name, row.description, OPAL_INFO_LVL_4, row.klass,
+        "ompi", "coll", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4, row.klass,
         row.variable == NbcVariable::calls ? MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG : MCA_BASE_VAR_TYPE_DOUBLE, nullptr,
         MPI_T_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY, read_nbc_variable, nullptr, notify_class_variable,
         reinterpret_cast<void*>(static_cast<uintptr_t>(row.variable)));
@@ -151,6 +153,7 @@ void register_nbc_variables() {
 int nbc_sampling = 128;  // coll_monitoring_nbc_sampling
 
 int component_register() {
+  mpimon::register_settings();  // when our PML was left out: see comm_query
   // Following every nonblocking collective costs more per call than Open MPI's whole
   // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 128 by default
   // (the smallest power of two that keeps MPI_Ibcast under Open MPI's component).
@@ -161,13 +164,19 @@ int component_register() {
       "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 128), 0 none",
       "0 (none), 1 (every call) or N >= 2 (one in N)", 128};
   std::string warning;
-  mpimon::register_int_parameter(&mca_coll_monitoring_component.collm_version, nbc_sampling_parameter, nbc_sampling,
-                                 warning);
+  mpimon::register_int_parameter("coll", nbc_sampling_parameter, nbc_sampling, warning);
   if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
   mpimon::coll::set_nbc_sampling(nbc_sampling);
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
+  return OMPI_SUCCESS;
+}
+
+// After Open MPI 5 closed its own excluded components (mca_values_ompi.h,
+// monitoring_variables_deregistered): our variables again.
+int component_open() {
+  if (mpimon::monitoring_variables_deregistered("coll")) component_register();
   return OMPI_SUCCESS;
 }
 
@@ -203,14 +212,17 @@ bool layer_active() {
     // The runtime calls dump_communicators at MPI_Finalize, and the events library keeps
     // writing our listening flags as long as tools allocate and free handles (also after
     // MPI_Finalize): our code and data must stay loaded.
-    mca_base_component_repository_retain_component("coll", "monitoring");
+    mca_base_component_repository_retain_component("coll", MPIMON_COMPONENT_NAME);
     return true;
   }();
   return started && mpimon::coll::recording_now();  // not on our own private communicator
 }
 
 mca_coll_base_module_t* comm_query(ompi_communicator_t*, int* priority) {
-  if (!layer_active()) return nullptr;
+  if (!layer_active()) {
+    mpimon::warn_pml_left_out();  // the first communicator comes after PML selection
+    return nullptr;
+  }
   *priority = 100;  // the maximum: enabled after every other module
   return mpimon::coll::new_module();
 }

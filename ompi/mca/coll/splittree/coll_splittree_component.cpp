@@ -25,9 +25,9 @@ mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) mca_coll_base_component_2_0_0_t mca_coll_splittree_component = {
+__attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE mca_coll_splittree_component = {
     .collm_version = MPIMON_NAMED_COMPONENT_VERSION("splittree", nullptr, component_close, component_register,
-                                                    MCA_COLL_BASE_VERSION_2_0_0),
+                                                    MPIMON_COLL_BASE_VERSION),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,
     .collm_comm_query = comm_query,

@@ -1,5 +1,6 @@
 #include "host_plan.h"
 
+#include "ompi_series_pmix.h"
 #include "runtime/ompi_glue.h"
 
 #include <hwloc.h>
@@ -10,8 +11,6 @@
 #include <sstream>
 #include <vector>
 
-#include <opal/mca/pmix/pmix.h>
-
 #include "core_placement.h"
 
 namespace mpimon::splittree {
@@ -20,16 +19,12 @@ namespace {
 
 // This job's ranks on this host (PMIx "local peers"), in rank order.
 std::vector<uint32_t> local_peers(std::string& problem) {
-  opal_process_name_t wildcard = ompi_proc_local_proc->super.proc_name;
-  wildcard.vpid = OPAL_VPID_WILDCARD;
-  char* text = nullptr;
-  int rc = OPAL_SUCCESS;
-  OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_LOCAL_PEERS, &wildcard, &text, OPAL_STRING);
+  const auto text =
+      ompi_series::pmix::Query(true).string(ompi_series::pmix::kWildcardRank, ompi_series::pmix::kLocalPeers);
   std::vector<uint32_t> peers;
-  if (rc == OPAL_SUCCESS && text != nullptr) {
-    std::istringstream list(text);
+  if (text) {
+    std::istringstream list(*text);
     for (std::string item; std::getline(list, item, ',');) peers.push_back(static_cast<uint32_t>(std::stoul(item)));
-    free(text);
   } else {
     problem = "the launcher did not say which ranks share this host";
   }
@@ -41,14 +36,7 @@ std::vector<uint32_t> local_peers(std::string& problem) {
 
 // The cpuset the launcher bound `vpid` to (hwloc list syntax), "" when not bound.
 std::string binding_of(uint32_t vpid) {
-  opal_process_name_t name = ompi_proc_local_proc->super.proc_name;
-  name.vpid = vpid;
-  char* text = nullptr;
-  int rc = OPAL_SUCCESS;
-  OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, OPAL_PMIX_CPUSET, &name, &text, OPAL_STRING);
-  std::string cpuset = rc == OPAL_SUCCESS && text != nullptr ? text : "";
-  free(text);
-  return cpuset;
+  return ompi_series::pmix::Query(true).string(vpid, ompi_series::pmix::kCpuset).value_or("");
 }
 
 HostPlan compute() {

@@ -43,20 +43,12 @@ struct Step {
 
 class Collective;
 
-// The request the application gets. Its head has the layout of Open MPI 4.1's
-// ompi_coll_base_nbc_request_t (coll_base_util.h, which includes a header C++ cannot
-// use): the MPI bindings of nonblocking collectives write into those fields after the
-// module returns (ompi_coll_base_retain_op / _datatypes keep user operations and derived
-// datatypes alive until completion), so every nonblocking collective's request needs them.
+// The request the application gets: the layout of Open MPI's
+// ompi_coll_base_nbc_request_t first (ompi_series.h, NbcRequestFields: the bindings of
+// nonblocking collectives write there after the module returns), then ours.
 struct SplitRequest {
   ompi_request_t super;
-  union {
-    ompi_request_complete_fn_t req_complete_cb;
-    ompi_request_free_fn_t req_free;
-  } cb;
-  void* req_complete_cb_data;
-  void* data[2];
-  // ours
+  mpimon::ompi_series::NbcRequestFields nbc;
   Collective* collective;
 };
 

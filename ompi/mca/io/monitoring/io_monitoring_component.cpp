@@ -44,7 +44,7 @@ int register_datarep(const char*, MPI_Datarep_conversion_function*, MPI_Datarep_
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) mca_io_base_component_2_0_0_t mca_io_monitoring_component = {
+__attribute__((visibility("default"))) mca_io_base_component_2_0_0_t MPIMON_COMPONENT_SYMBOL = {
     .io_version = MPIMON_COMPONENT_VERSION(MCA_IO_BASE_VERSION_2_0_0, nullptr, nullptr, component_register),
     .io_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .io_init_query = init_query,
@@ -76,8 +76,7 @@ const mpimon::IntParameter kIoEnable{
 int component_register() {
   std::string warning;
   Runtime& runtime = Runtime::instance();
-  runtime.settings.io_enabled =
-      mpimon::register_int_parameter(&mca_io_monitoring_component.io_version, kIoEnable, io_enable, warning) > 0;
+  runtime.settings.io_enabled = mpimon::register_int_parameter("io", kIoEnable, io_enable, warning) > 0;
   if (!warning.empty()) mpimon::warn_once_per_job(warning + " (the default): MPI-IO is monitored");
   return OMPI_SUCCESS;
 }
@@ -99,7 +98,7 @@ int init_query(bool, bool) {
   static const bool started = [] {
     // Our wrappers stay in files' module tables until they are closed, perhaps in
     // MPI_Finalize after the io base closed us: keep our code loaded.
-    mca_base_component_repository_retain_component("io", mca_io_monitoring_component.io_version.mca_component_name);
+    mca_base_component_repository_retain_component("io", MPIMON_COMPONENT_SYMBOL.io_version.mca_component_name);
     Runtime& runtime = Runtime::instance();
     runtime.files.set_threaded(ompi_mpi_thread_multiple);
     runtime.add_layer(io::set_recording);
@@ -126,7 +125,7 @@ Candidate select_real_module(ompi_file_t* file) {
   mca_base_component_list_item_t* item;
   OPAL_LIST_FOREACH(item, &ompi_io_base_framework.framework_components, mca_base_component_list_item_t) {
     const mca_base_component_t* base = item->cli_component;
-    if (base == &mca_io_monitoring_component.io_version) continue;
+    if (base == &MPIMON_COMPONENT_SYMBOL.io_version) continue;
     if (base->mca_type_major_version != 2 || base->mca_type_minor_version != 0 || base->mca_type_release_version != 0)
       continue;  // the io base only knows 2.0.0 components too
     Candidate c;

@@ -48,9 +48,9 @@ int component_finalize();
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_monitoring_component = {
+__attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_mpimon_component = {
     .osc_version =
-        MPIMON_COMPONENT_VERSION(OMPI_OSC_BASE_VERSION_3_0_0, component_open, component_close, component_register),
+        MPIMON_COMPONENT_VERSION(MPIMON_OSC_BASE_VERSION, component_open, component_close, component_register),
     .osc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .osc_init = component_init,
     .osc_query = component_query,
@@ -172,7 +172,7 @@ void register_sync_variables() {
        false, SyncMetric::wait_counts},
   };
   for (const Variable& v : variables)
-    mca_base_pvar_register("ompi", "osc", "monitoring", v.name, v.description, OPAL_INFO_LVL_4,
+    mca_base_pvar_register("ompi", "osc", MPIMON_VARIABLES_NAME, v.name, v.description, OPAL_INFO_LVL_4,
                            v.timer ? MCA_BASE_PVAR_CLASS_TIMER : MCA_BASE_PVAR_CLASS_COUNTER,
                            v.timer ? MCA_BASE_VAR_TYPE_DOUBLE : MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
                            MPI_T_BIND_MPI_WIN, flags, read_sync_variable, nullptr, notify_sync_variable,
@@ -185,6 +185,10 @@ char* testing_clock_text = nullptr;  // osc_monitoring_wait_states_testing_clock
 mpimon::wait_states::TestingClockShift testing_clock_shift;
 
 int component_register() {
+  // A second call (component_open) registers again and says nothing again.
+  static bool first_call = true;
+  const bool warn = first_call;
+  first_call = false;
   // Off by default: timing costs two clock reads per synchronisation call, which would
   // double the monitoring cost of a lock/put/unlock epoch (bench/osc_overhead.sh).
   static const mpimon::IntParameter sync_timing_parameter{
@@ -197,9 +201,8 @@ int component_register() {
       0,
       1};
   std::string warning;
-  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, sync_timing_parameter, sync_timing,
-                                 warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
+  mpimon::register_int_parameter("osc", sync_timing_parameter, sync_timing, warning);
+  if (warn && !warning.empty()) mpimon::warn_once_per_job(warning + ": synchronisation calls not timed");
   static const mpimon::IntParameter wait_states_parameter{
       "wait_states",
       "osc_monitoring_wait_states",
@@ -211,12 +214,11 @@ int component_register() {
       0,
       1};
   warning.clear();
-  mpimon::register_int_parameter(&mca_osc_monitoring_component.osc_version, wait_states_parameter, wait_states,
-                                 warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
+  mpimon::register_int_parameter("osc", wait_states_parameter, wait_states, warning);
+  if (warn && !warning.empty()) mpimon::warn_once_per_job(warning + ": wait states off, the job runs on");
   testing_clock_text = nullptr;
-  mca_base_component_var_register(
-      &mca_osc_monitoring_component.osc_version, "wait_states_testing_clock_offset",
+  mpimon::register_monitoring_variable(
+      "osc", "wait_states_testing_clock_offset",
       "TESTING ONLY (mpimon): shift the clock of some processes as if their host's clock were off, to check that "
       "wait states correct clock offsets: <seconds>:<world ranks, comma-separated> (those ranks also form a clock "
       "domain of their own) or <seconds>:host=<host name>; empty (default): no shift",
@@ -226,8 +228,8 @@ int component_register() {
     std::string error;
     if (auto shift = mpimon::wait_states::parse_testing_clock_shift(testing_clock_text, error)) {
       testing_clock_shift = *shift;
-    } else {
-      mpimon::warn_once_per_job(std::string("mpimon: invalid value '") + testing_clock_text +
+    } else if (warn) {
+      mpimon::warn_once_per_job(std::string("invalid value '") + testing_clock_text +
                                 "' for MCA parameter osc_monitoring_wait_states_testing_clock_offset (" + error +
                                 "); no clock shift");
     }
@@ -242,7 +244,12 @@ int component_register() {
   return OMPI_SUCCESS;
 }
 
-int component_open() { return OMPI_SUCCESS; }
+// After Open MPI 5 closed its own excluded components (mca_values_ompi.h,
+// monitoring_variables_deregistered): our variables again.
+int component_open() {
+  if (mpimon::monitoring_variables_deregistered("osc")) component_register();
+  return OMPI_SUCCESS;
+}
 int component_close() { return OMPI_SUCCESS; }  // ompi_info opens and closes us: nothing to undo
 
 // ---------------------------------------------------------------------------------------
@@ -291,7 +298,7 @@ int component_init(bool, bool) {
   mpimon::osc::start_layer(runtime.engine.threaded(), sync_timing != 0, start_wait_states(runtime));
   runtime.add_dump_provider(dump_windows);
   // Our code must stay loaded as long as the runtime may call dump_windows.
-  mca_base_component_repository_retain_component("osc", "monitoring");
+  mca_base_component_repository_retain_component("osc", MPIMON_COMPONENT_NAME);
   return OMPI_SUCCESS;
 }
 
@@ -310,7 +317,10 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
   OPAL_LIST_FOREACH(item, &ompi_osc_base_framework.framework_components, mca_base_component_list_item_t) {
     auto* component =
         reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
-    if (component == &mca_osc_monitoring_component) continue;
+    // Never ourselves, nor Open MPI's own monitoring wrapper when nobody excluded it.
+    if (component == &mca_osc_mpimon_component ||
+        std::strcmp(component->osc_version.mca_component_name, "monitoring") == 0)
+      continue;
     const int priority = component->osc_query(win, base, size, disp_unit, comm, info, flavor);
     if (priority < 0) {
       // As Open MPI does: a shared window that cannot be shared fails with this code.

@@ -64,7 +64,7 @@ inline void raise_hot(EventFlag which, const ompi_communicator_t* comm, const mp
 // MPI_COMM_WORLD.
 template <bool on_world = false>
 inline void describe(mpimon_pml_event& e, const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes) {
-  e.comm_id = static_cast<int32_t>(comm->c_contextid);
+  e.comm_id = static_cast<int32_t>(mpimon::ompi_series::local_context_id(comm));
   if (on_world || comm == &ompi_mpi_comm_world.comm) {
     e.peer = rank;  // MPI_ANY_SOURCE stays -1
   } else {

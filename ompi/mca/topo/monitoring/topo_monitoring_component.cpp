@@ -1,4 +1,4 @@
-// Registration and selection of topo/monitoring (its name comes from CMake's
+// Registration and selection of our topo component (its name comes from CMake's
 // mpimon_add_plugin, like the other components', as MPIMON_COMPONENT_NAME).
 //
 // Selected (priority 50, above topo/basic's 0) for Cartesian and graph communicators only
@@ -34,7 +34,7 @@ __attribute__((visibility("default"))) mca_topo_base_component_2_2_0_t MPIMON_CO
                                                     MCA_TOPO_BASE_VERSION_2_2_0),
     .topoc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .topoc_init_query = init_query,
-    .topoc_comm_query = comm_query,
+    MPIMON_TOPO_COMPONENT_QUERY(comm_query),
 };
 }
 
@@ -52,7 +52,7 @@ const Settings& settings() { return mutable_settings(); }
 void warn(const std::string& message, bool once_per_job) {
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
   if (once_per_job && rank != nullptr && std::strcmp(rank, "0") != 0) return;
-  const std::string line = std::string("topo_") + MPIMON_COMPONENT_NAME + ": " + message + "\n";
+  const std::string line = std::string("topo_") + MPIMON_VARIABLES_NAME + ": " + message + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }
@@ -75,28 +75,33 @@ int component_register() {
   job_file_text = empty;
   traffic_text = all;
   verbose_text = zero;
-  auto* version = &MPIMON_COMPONENT_SYMBOL.topoc_version;
+  // Open MPI style names, as our other components' (topo_monitoring_job_file; the
+  // component itself is named mpimon, component_version.h): registered by name.
   const auto no_flags = static_cast<mca_base_var_flag_t>(0);
-  mca_base_component_var_register(
-      version, "job_file",
+  const auto register_text = [&](const char* variable, const char* description, mca_base_var_info_lvl_t level,
+                                 char** storage) {
+    mca_base_var_register("ompi", "topo", MPIMON_VARIABLES_NAME, variable, description, MCA_BASE_VAR_TYPE_STRING,
+                          nullptr, 0, no_flags, level, MCA_BASE_VAR_SCOPE_READONLY, storage);
+  };
+  register_text(
+      "job_file",
       "A previous run's job file (mpimon): MPI_Cart_create and MPI_Graph_create with reorder = 1 place the new "
       "communicator's ranks by that run's measured traffic over where this run's processes are; empty (default): "
       "this component is not used and Open MPI's default applies (no reordering)",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &job_file_text);
-  mca_base_component_var_register(
-      version, "traffic",
-      "The job file's traffic to place by: all (default: point-to-point messages, collectives decomposed: "
-      "external + internal), external or internal (mpimon)",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &traffic_text);
-  mca_base_component_var_register(
-      version, "verbose",
+      OPAL_INFO_LVL_4, &job_file_text);
+  register_text("traffic",
+                "The job file's traffic to place by: all (default: point-to-point messages, collectives decomposed: "
+                "external + internal), external or internal (mpimon)",
+                OPAL_INFO_LVL_4, &traffic_text);
+  register_text(
+      "verbose",
       "1: rank 0 of each reordered communicator prints the bytes crossing hosts and hop-bytes before and after "
       "(mpimon)",
-      MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &verbose_text);
+      OPAL_INFO_LVL_9, &verbose_text);
 
   mpimon::topo::Settings& s = mutable_settings();
   s.job_file = job_file_text ? job_file_text : "";
-  const std::string prefix = std::string("topo_") + MPIMON_COMPONENT_NAME + "_";
+  const std::string prefix = std::string("topo_") + MPIMON_VARIABLES_NAME + "_";
   const std::string traffic = traffic_text && *traffic_text ? traffic_text : "all";
   if (traffic == "all") {
     s.traffic = MPIMON_REORDER_ALL;

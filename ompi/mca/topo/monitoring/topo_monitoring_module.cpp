@@ -14,6 +14,7 @@
 #include <ompi/mca/topo/base/base.h>
 
 #include "mpimon_reorder_topo.h"
+#include "runtime/component_version.h"  // MPIMON_VARIABLES_NAME
 
 extern "C" mca_topo_base_component_2_2_0_t MPIMON_COMPONENT_SYMBOL;
 
@@ -61,7 +62,7 @@ bool reordering_key(ompi_communicator_t* comm, int* key) {
            false);
     return false;
   }
-  const std::string who = std::string("topo_") + MPIMON_COMPONENT_NAME;
+  const std::string who = std::string("topo_") + MPIMON_VARIABLES_NAME;
   return entry(comm, settings().job_file.c_str(), settings().traffic, who.c_str(), settings().verbose ? 1 : 0, key) ==
          MPI_SUCCESS;
 }

@@ -6,6 +6,7 @@
 
 #include "live/pvar_handle_check.h"
 #include "live/pvars.h"
+#include "runtime/component_version.h"  // MPIMON_VARIABLES_NAME
 #include "runtime/runtime.h"
 
 namespace mpimon::mpi_io {
@@ -99,7 +100,7 @@ void register_file_variables() {
   };
   for (const auto& row : table) {
     mca_base_pvar_register(
-        "ompi", "io", "monitoring", row.name, row.description, OPAL_INFO_LVL_4, row.klass,
+        "ompi", "io", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4, row.klass,
         row.variable == FileVariable::time ? MCA_BASE_VAR_TYPE_DOUBLE : MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
         MPI_T_BIND_MPI_FILE, static_cast<mca_base_pvar_flag_t>(MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_IWG),
         read_file_variable, nullptr, notify_file_variable,

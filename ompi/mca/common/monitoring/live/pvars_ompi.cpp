@@ -9,9 +9,11 @@
 #include "runtime/ompi_glue.h"
 
 #include <mpi.h>
+#include "formats/prof_format.h"
 #include "live/flush_phases.h"
 #include "live/pvar_handle_check.h"
 #include "mpit_events_producer.h"
+#include "runtime/component_version.h"
 #include "runtime/runtime.h"
 #include "runtime/world_rank_ompi.h"
 
@@ -54,9 +56,13 @@ int smallest_bound_count(const mca_base_pvar_t* pvar, const void* obj, int fallb
 }
 
 int read_peer_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
+  const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
+  // Our PML not running (pml_monitoring_enable 0, or a pml selection without it): its
+  // variables are unavailable, as Open MPI's own were once it closed its idle component
+  // (mpimon_reorder says "unavailable" then). The COLL and OSC ones read zeros, as before.
+  if (variable->category == Category::external && !Runtime::instance().started()) return OMPI_ERR_NOT_AVAILABLE;
   if (!communicator_still_bound(obj)) return OMPI_ERR_NOT_FOUND;  // freed (or never valid)
   const auto* comm = static_cast<const ompi_communicator_t*>(obj);
-  const auto* variable = static_cast<const PeerVariable*>(pvar->ctx);
   const Engine& engine = Runtime::instance().engine;
   const LocalJob job = LocalJob::of_this_process();
   const int count = smallest_bound_count(pvar, obj, values_of(comm));
@@ -174,7 +180,7 @@ int register_peer_variable(const char* framework, const char* name, const char* 
                            Metric metric) {
   check_bound_objects();
   auto* variable = new PeerVariable{category, metric};  // lives as long as the pvar
-  return mca_base_pvar_register("ompi", framework, "monitoring", name, description, OPAL_INFO_LVL_4,
+  return mca_base_pvar_register("ompi", framework, MPIMON_VARIABLES_NAME, name, description, OPAL_INFO_LVL_4,
                                 MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, nullptr,
                                 MPI_T_BIND_MPI_COMM,
                                 static_cast<mca_base_pvar_flag_t>(MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_IWG),
@@ -191,7 +197,7 @@ void register_peer_variables(const char* framework, const char* name, const char
 
 int register_flush_variable() {
   return mca_base_pvar_register(
-      "ompi", "pml", "monitoring", "flush",
+      "ompi", "pml", MPIMON_VARIABLES_NAME, "flush",
       "Write a file prefix, then stop the handle: writes <prefix>.<world rank>.prof with "
       "the traffic since the previous flush; an empty prefix writes nothing and ends no phase; "
       "a flush that cannot be written makes the stop fail and loses nothing (mpimon)",

@@ -1,11 +1,20 @@
-// The mca_base_component_t part every mpimon component shares: name "monitoring" (the
-// name Open MPI's users and scripts know; other components give theirs), mpimon's
+// The mca_base_component_t part every mpimon component shares: our name, mpimon's
 // version, and its entry points. MPIMON_VERSION_* come from CMake (mpimon_add_plugin).
+//
+// Names (docs/open-mpi-5.md, "Loading"): our monitoring components load under a name of
+// their own, "mpimon" (mca_pml_mpimon.so, mca_coll_mpimon.so, mca_osc_mpimon.so), so
+// that they load beside Open MPI's built-in "monitoring" components (5.0 builds those
+// into libmpi, where a same-named DSO is ignored), which whatever starts the job
+// excludes. Their MCA variables and performance variables keep Open MPI's names
+// (pml_monitoring_enable, coll_monitoring_messages_count, ...): MPIMON_VARIABLES_NAME.
 #pragma once
 
-// The name of our components in every framework (also what `mpimon run` adds to a user's
-// component selection, tools/mpimon/launcher.h).
-#define MPIMON_COMPONENT_NAME "monitoring"
+// The name of our components in every framework. Plugins get it from CMake
+// (mpimon_add_plugin's COMPONENT, default mpimon); the engine library uses this default.
+#ifndef MPIMON_COMPONENT_NAME
+#define MPIMON_COMPONENT_NAME "mpimon"
+#endif
+#define MPIMON_VARIABLES_NAME "monitoring"
 
 #define MPIMON_COMPONENT_VERSION(type_version, open, close, register_params) \
   MPIMON_NAMED_COMPONENT_VERSION(MPIMON_COMPONENT_NAME, open, close, register_params, type_version)

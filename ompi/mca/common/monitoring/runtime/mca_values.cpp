@@ -23,8 +23,8 @@ int checked_level(const char* parameter, const char* text, int default_value, in
                   std::string& warning, int max) {
   if (text == nullptr || *text == '\0') return default_value;
   if (auto v = parse_non_negative(text); v && *v <= max) return *v;
-  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter +
-            " (valid: " + valid_values + "); using " + std::to_string(fallback);
+  warning = std::string("invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " + valid_values +
+            "); using " + std::to_string(fallback);
   return fallback;
 }
 
@@ -62,7 +62,7 @@ double checked_seconds(const char* parameter, const char* text, double default_v
   std::snprintf(range, sizeof range, "0 off, or seconds from %g to %g, fractions allowed (e.g. 0.5)", minimum, maximum);
   char fallback[32];
   std::snprintf(fallback, sizeof fallback, "%g", default_value);
-  warning = std::string("mpimon: invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " + range +
+  warning = std::string("invalid value '") + text + "' for MCA parameter " + parameter + " (valid: " + range +
             "); using " + fallback;
   return default_value;
 }

@@ -26,11 +26,28 @@ struct IntParameter {
   mca_base_var_info_lvl_t info_level = OPAL_INFO_LVL_4;
 };
 
-// Registers `parameter` for `component` with `storage` (Open MPI keeps writing the
+// Registers <framework>_monitoring_<variable> (Open MPI's names, component_version.h),
+// as mca_base_component_var_register would for a component named "monitoring", but not
+// in our component's group: closing one of our components never deregisters it.
+int register_monitoring_variable(const char* framework, const char* variable, const char* description,
+                                 mca_base_var_type_t type, mca_base_var_enum_t* enumerator, int bind,
+                                 mca_base_var_flag_t flags, mca_base_var_info_lvl_t info_level,
+                                 mca_base_var_scope_t scope, void* storage);
+
+// Whether <framework>_monitoring's variables are gone (never registered in this process,
+// or deregistered since). When MPI_T is initialised before MPI_Init, Open MPI (4.1 and
+// 5.0) registers every component, excluded ones included; MPI_Init then closes the
+// excluded ones, its own "monitoring" components among them, which deregisters the
+// <framework>_monitoring group and our variables with it (MPI_T_ERR_INVALID). Our
+// components' open (after that close) registers them again: the same storage and value;
+// performance variables get new indices (an index looked up before MPI_Init is stale,
+// as for every Open MPI component that MPI_Init closes).
+bool monitoring_variables_deregistered(const char* framework);
+
+// Registers `parameter` for `framework` (as register_monitoring_variable) with `storage` (Open MPI keeps writing the
 // registered value there) and returns the value. Invalid text (not a decimal integer in
 // 0..max) gives the default and, in `warning`, one line naming the parameter, the text
 // and the valid values.
-int register_int_parameter(const mca_base_component_t* component, const IntParameter& parameter, int& storage,
-                           std::string& warning);
+int register_int_parameter(const char* framework, const IntParameter& parameter, int& storage, std::string& warning);
 
 }  // namespace mpimon

@@ -26,7 +26,7 @@ Runtime& Runtime::instance() {
 }
 
 void warn(const std::string& message) {
-  std::string line = message.rfind("mpimon: ", 0) == 0 ? message : "mpimon: " + message;
+  std::string line = "mpimon: " + message;
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
