@@ -50,8 +50,9 @@
 # After each run the callgrind output is checked to contain (or not) the expected
 # monitoring library, so a component that silently failed to load cannot fake a result.
 #
-# It is a benchmark: it prints a table and how it compares with the target (at most half
-# of the distro's instructions inside monitoring code), and exits 0 whatever the figures
+# It is a benchmark: it prints a table and how it compares with the targets (at most half
+# of the distro's instructions inside monitoring code; issue 23: at most 30 per epoch
+# with the default traffic-only monitoring), and exits 0 whatever the figures
 # are (non-zero only when it cannot measure).
 #
 # Environment:
@@ -308,6 +309,8 @@ for config in mpimon mpimon-timing; do  # (wait states exchange timestamps: not 
   ratio=$(awk -v a="$v" -v d="$distro_self" 'BEGIN {printf "%.2f", (d > 0) ? a / d : 0}')
   echo "- $(label "$config"): $(fmt "$v") (${ratio} x distro): $verdict"
 done
+v=${per[mpimon.self]}
+echo "target (issue 23): at most 30 instructions inside monitoring code per epoch, traffic only: $(fmt "$v"): $(awk -v a="$v" 'BEGIN {print (a <= 30.05) ? "PASS" : "MISS"}')"
 
 # ---------------------------------------------------------------- per epoch kind
 declare -A epoch_self epoch_us # [config.mode]

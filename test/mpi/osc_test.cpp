@@ -273,6 +273,13 @@ TEST(Osc, FailingCallsReturnTheirErrorUnchangedAndRecordNothing4Ranks) {
   EXPECT_EQ(monitored, unmonitored);
 }
 
+// The put and get wrappers' fast path (the target's counters cached) counts after the
+// component's call returned success: a failure there records nothing either.
+TEST(Osc, FailingCallsAfterSuccessfulOnesToTheSameTargetRecordNothing4Ranks) {
+  const JobResult job = run_osc(4, {}, {"warm_errors"});
+  expect_every_rank_ok(job, 4, "warm_errors");  // the osc pvars' deltas are exactly the successful calls
+}
+
 TEST(Osc, ExcludedComponentLeavesOscUnmonitoredAndTheRestWorking4Ranks) {
   const JobResult job = run_osc(4, {"--mca", "osc", "^mpimon,monitoring"}, {"unmonitored"});
   expect_every_rank_ok(job, 4, "unmonitored");
