@@ -30,20 +30,20 @@
 #   mpimon  ours, pml_monitoring_enable 2 (io_monitoring_enable 1, the default)
 #
 # Second table: the other layers' hot paths do not move with the io layer. Instructions
-# per MPI_Isend (8 B, MPI_COMM_WORLD, mpimon_bench_isend, 2 ranks, rank 0) and per
-# MPI_Allreduce (8 B, mpimon_bench_allreduce, 4 ranks, rank 0), all with our components
-# at pml_monitoring_enable 2:
+# per MPI_Isend (8 B, MPI_COMM_WORLD, mpimon_bench_isend, 2 ranks, rank 0), per
+# MPI_Allreduce (8 B, mpimon_bench_allreduce, 4 ranks, rank 0) and per passive-target put
+# epoch (MPI_Win_lock + 8-byte MPI_Put + MPI_Win_unlock, mpimon_bench_put_epoch, 2 ranks,
+# rank 0), all with our components at pml_monitoring_enable 2:
 #   io on       io_monitoring_enable 1 (default)
 #   io off      io_monitoring_enable 0 (the io component declines every file)
 #   io absent   our plugin folder without mca_io_mpimon.so
 #   before io   MPIMON_BENCH_BASE=<build dir of a commit before the io layer> (optional:
-#               its plugins and bench programs; "-" when not given)
+#               its plugins and bench programs; "-" when not given; the put epoch uses this
+#               tree's program, which needs nothing of the layers)
 # Each cell: the total inside the call and, beside it, the self cost of our objects (exact;
 # the Allreduce's total also holds waiting for the other ranks).
 # The PML's send wrappers are replaced by the shuffle's only while an MPI-IO call that may
 # communicate runs (docs/io.md), so outside MPI-IO the send path is the same code.
-# The OSC layer's code is not changed by the io layer; bench/osc_overhead.sh with
-# MPIMON_BENCH_MCA="io_monitoring_enable=0" gives its table with the io layer off.
 set -euo pipefail
 
 # shellcheck source=bench/common.sh
@@ -168,11 +168,12 @@ echo " the collective's shuffle, which they count as application traffic)"
 # ---------------------------------------------------------------------------------------
 # The other layers' hot paths with the io layer on, off, absent, and before it existed.
 
-if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_isend mpimon_bench_allreduce 2>&1); then
+if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_isend mpimon_bench_allreduce mpimon_bench_put_epoch 2>&1); then
   echo "$build_log" | tail -n 20 >&2
-  die "building targets mpimon_bench_isend mpimon_bench_allreduce failed (output above)"
+  die "building targets mpimon_bench_isend mpimon_bench_allreduce mpimon_bench_put_epoch failed (output above)"
 fi
-cp -p "$builddir/bin/mpimon_bench_isend" "$builddir/bin/mpimon_bench_allreduce" "$work/"
+cp -p "$builddir/bin/mpimon_bench_isend" "$builddir/bin/mpimon_bench_allreduce" "$builddir/bin/mpimon_bench_put_epoch" \
+  "$work/"
 absent_dir=$work/lib-mpimon-no-io
 cp -a "$snapdir" "$absent_dir"
 rm -f "$absent_dir/mca_io_mpimon.so"
@@ -189,6 +190,8 @@ hot_wrapper_isend=$work/rank0.isend.sh
 hot_wrapper_allreduce=$work/rank0.allreduce.sh
 write_rank0_callgrind_wrapper "$hot_wrapper_isend" PMPI_Isend
 write_rank0_callgrind_wrapper "$hot_wrapper_allreduce" PMPI_Allreduce
+hot_wrapper_put=$work/rank0.put.sh
+write_rank0_callgrind_wrapper "$hot_wrapper_put" PMPI_Win_lock PMPI_Put PMPI_Win_unlock
 
 # hot_run CONFIG CALL K -> the callgrind output file
 hot_run() {
@@ -201,11 +204,11 @@ hot_run() {
     base) plugins=$work/base/lib-mpimon bin=$work/base/bin ;;
   esac
   local -a program
-  if [[ $call == isend ]]; then
-    program=(-np 2 "$hot_wrapper_isend" "$out" "$bin/mpimon_bench_isend" 8 "$k" world)
-  else
-    program=(-np 4 "$hot_wrapper_allreduce" "$out" "$bin/mpimon_bench_allreduce" "$k")
-  fi
+  case $call in
+    isend) program=(-np 2 "$hot_wrapper_isend" "$out" "$bin/mpimon_bench_isend" 8 "$k" world) ;;
+    allreduce) program=(-np 4 "$hot_wrapper_allreduce" "$out" "$bin/mpimon_bench_allreduce" "$k") ;;
+    put) program=(-np 2 "$hot_wrapper_put" "$out" "$work/mpimon_bench_put_epoch" "$k") ;;
+  esac
   rm -f "$out"
   local rc=0
   # A base build predates the mpimon name: same-name replacement through the path, as then.
@@ -246,14 +249,14 @@ hot_per_call() { # CONFIG CALL K1 K2 -> "<total> <inside our objects>" per call
 declare -A hot hot_inside
 configs=(on off absent)
 [[ -n $base ]] && configs+=(base)
-for call in isend allreduce; do
+for call in isend allreduce put; do
   for config in "${configs[@]}"; do
     note "hot path $call: io $config"
-    if [[ $call == isend ]]; then
-      read -r t i < <(hot_per_call "$config" isend 1000 2000)
-    else
-      read -r t i < <(hot_per_call "$config" allreduce 200 400)
-    fi
+    case $call in
+      isend) read -r t i < <(hot_per_call "$config" isend 1000 2000) ;;
+      allreduce) read -r t i < <(hot_per_call "$config" allreduce 200 400) ;;
+      put) read -r t i < <(hot_per_call "$config" put 1000 2000) ;;
+    esac
     hot[$config.$call]=$t
     hot_inside[$config.$call]=$i
   done
@@ -263,16 +266,19 @@ echo
 echo "## The other layers' hot paths with the io layer on, off, absent and before it"
 echo
 echo "callgrind Ir at world rank 0, ours at pml_monitoring_enable 2, per call:"
-echo "MPI_Isend: (total(K=2000) - total(K=1000)) / 1000; MPI_Allreduce: (total(K=400) - total(K=200)) / 200"
+echo "MPI_Isend and the put epoch: (total(K=2000) - total(K=1000)) / 1000; MPI_Allreduce: (total(K=400) - total(K=200)) / 200"
 echo "inside our code: the self cost of our plugin folder's objects (exact); the Allreduce's total also holds"
 echo "the progress loop waiting for the 3 other ranks (varies from run to run on a loaded machine)"
 echo "before io: ${base:-not measured (set MPIMON_BENCH_BASE to a build of a commit before the io layer)}"
 echo
 echo "| call | io on | io off | io absent | before io | inside our code: io on | io off | io absent | before io |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-for call in isend allreduce; do
-  label="MPI_Isend, 8 B, MPI_COMM_WORLD, 2 ranks"
-  [[ $call == allreduce ]] && label="MPI_Allreduce, 8 B, 4 ranks"
+for call in isend allreduce put; do
+  case $call in
+    isend) label="MPI_Isend, 8 B, MPI_COMM_WORLD, 2 ranks" ;;
+    allreduce) label="MPI_Allreduce, 8 B, 4 ranks" ;;
+    put) label="put epoch (MPI_Win_lock + MPI_Put 8 B + MPI_Win_unlock), 2 ranks" ;;
+  esac
   echo "| $label | ${hot[on.$call]} | ${hot[off.$call]} | ${hot[absent.$call]} | ${hot[base.$call]:--} |" \
     "${hot_inside[on.$call]} | ${hot_inside[off.$call]} | ${hot_inside[absent.$call]} | ${hot_inside[base.$call]:--} |"
 done

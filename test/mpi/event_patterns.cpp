@@ -21,6 +21,17 @@
 //   coll               begin/end of blocking and nonblocking collectives: kinds, roots,
 //                      bytes, nonblocking ends at completion.
 //   osc                operations issued and synchronisation begin/end on a window.
+//   osc_midrun         a tool that starts listening to operation events after puts and
+//                      gets have warmed the window's peer caches (whose fast path does
+//                      not test for listeners) gets every later operation, none once it
+//                      stops, and every operation again when a second tool starts; the
+//                      test checks that the dump counts all 10 puts and 7 gets.
+//   send_midrun        tools that start and stop listening to send posted / send
+//                      completed between rounds of MPI_Isend (the isend event path is
+//                      chosen when listeners change): each round's events are exactly
+//                      those of the types listened to then; the test checks that the
+//                      dump counts all 12 sends. "send_midrun threads": the same under
+//                      MPI_THREAD_MULTIPLE (the THREAD_SAFE instantiations).
 //   objects            every event type of the catalogue bound to a communicator or a
 //                      window (wait states included) refuses MPI_COMM_NULL, MPI_WIN_NULL,
 //                      freed objects and objects of the other kind with
@@ -437,6 +448,82 @@ void osc() {
   MPI_Win_free(&win);
 }
 
+void osc_midrun() {
+  std::vector<int64_t> memory(16, 0);
+  MPI_Win win;
+  MPI_Win_create(memory.data(), memory.size() * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  const int right = (rank + 1) % size;
+  int64_t value[2] = {1, 2}, result[2] = {};
+  auto epoch = [&](int puts, int gets) {
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    for (int i = 0; i < puts; ++i) MPI_Put(value, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win);
+    for (int i = 0; i < gets; ++i) MPI_Get(result, 2, MPI_INT64_T, right, 4, 2, MPI_INT64_T, win);
+    MPI_Win_unlock(right, win);
+  };
+  // The operations' kinds and bytes, in order: `puts` 8-byte puts, then `gets` 16-byte gets.
+  auto check_ops = [&](const std::string& phase, size_t puts, size_t gets) {
+    const auto ops = take(MPIMON_EVENT_OSC_OP_ISSUED);
+    check(ops.size() == puts + gets, phase + ": op events " + std::to_string(ops.size()));
+    for (size_t i = 0; i < ops.size() && i < puts + gets; ++i) {
+      const mpimon_osc_op_event& e = ops[i].op;
+      const bool put = i < puts;
+      check(e.kind == (put ? MPIMON_OSC_OP_put : MPIMON_OSC_OP_get) && e.target == right &&
+                e.bytes_sent == (put ? 8u : 0u) && e.bytes_recv == (put ? 0u : 16u),
+            phase + ": event " + std::to_string(i));
+    }
+    clear_received();
+  };
+  epoch(3, 2);  // warms the peer caches, nobody listening
+  check_ops("before", 0, 0);
+  Handle* h = subscribe(MPIMON_EVENT_OSC_OP_ISSUED, &win);
+  epoch(4, 3);
+  check_ops("listening", 4, 3);
+  unsubscribe(h);
+  epoch(2, 1);  // the caches refill
+  check_ops("after", 0, 0);
+  h = subscribe(MPIMON_EVENT_OSC_OP_ISSUED, &win);
+  epoch(1, 1);
+  check_ops("second tool", 1, 1);
+  unsubscribe(h);
+  MPI_Win_free(&win);
+}
+
+void send_midrun() {
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int64_t out = rank, in = -1;
+  // Three 8-byte MPI_Isend to the right (tag 7), each received from the left.
+  auto round = [&] {
+    for (int i = 0; i < 3; ++i) {
+      MPI_Request request;
+      MPI_Isend(&out, 1, MPI_INT64_T, right, 7, MPI_COMM_WORLD, &request);
+      MPI_Recv(&in, 1, MPI_INT64_T, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+  };
+  auto expect = [&](const std::string& phase, size_t posted, size_t completed) {
+    for (const auto& [type, n] :
+         {std::pair{MPIMON_EVENT_PML_SEND_POSTED, posted}, {MPIMON_EVENT_PML_SEND_COMPLETED, completed}}) {
+      const auto seen = take(type);
+      check(seen.size() == n, phase + ": " + type + " " + std::to_string(seen.size()));
+      for (const Received& r : seen)
+        check(r.pml.peer == right && r.pml.tag == 7 && r.pml.bytes == 8, phase + ": " + type + " payload");
+    }
+    clear_received();
+  };
+  Handle* posted = subscribe(MPIMON_EVENT_PML_SEND_POSTED, &world);
+  round();
+  expect("posted", 3, 0);
+  Handle* completed = subscribe(MPIMON_EVENT_PML_SEND_COMPLETED, &world);
+  round();
+  expect("both", 3, 3);
+  unsubscribe(posted);
+  round();
+  expect("completed", 0, 3);
+  unsubscribe(completed);
+  round();
+  expect("none", 0, 0);
+}
+
 void objects() {
   MPI_Comm dup, freed_comm, null_comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -498,7 +585,13 @@ int main(int argc, char** argv) {
     subscribe(MPIMON_EVENT_PML_RECV_POSTED, &world);
     subscribe(MPIMON_EVENT_PML_RECV_COMPLETED, &world);
   }
-  MPI_Init(&argc, &argv);
+  // send_midrun threads: under MPI_THREAD_MULTIPLE (events raised at THREAD_SAFE).
+  if (mode == "send_midrun" && argc > 2 && std::strcmp(argv[2], "threads") == 0) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) check(false, "MPI_THREAD_MULTIPLE not provided");
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (mode == "traffic")
@@ -515,6 +608,10 @@ int main(int argc, char** argv) {
     coll();
   else if (mode == "osc")
     osc();
+  else if (mode == "send_midrun")
+    send_midrun();
+  else if (mode == "osc_midrun")
+    osc_midrun();
   else if (mode == "objects")
     objects();
   else

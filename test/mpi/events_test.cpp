@@ -95,6 +95,38 @@ TEST(Events, OneSidedOperationsAndSynchronisation4Ranks) {
   expect_every_rank_ok(job, 4, "osc");
 }
 
+// MPI_Isend's event path is chosen when send events gain or lose listeners: tools that
+// come and go between sends get exactly the events of the types they listen to.
+TEST(Events, SendListenersComingAndGoingGetExactlyTheirEvents4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "send_midrun"}));
+  expect_every_rank_ok(job, 4, "send_midrun");
+  Edges expected;
+  for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {12 * 8, 12};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected) << job.output;
+}
+
+TEST(Events, SendListenersComingAndGoingUnderThreadMultiple4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "send_midrun", "threads"}));
+  expect_every_rank_ok(job, 4, "send_midrun");
+  Edges expected;
+  for (int r = 0; r < 4; ++r) expected[{'E', r, (r + 1) % 4}] = {12 * 8, 12};
+  EXPECT_EQ(read_edges(job.folder, "E"), expected) << job.output;
+}
+
+// The OSC data wrappers' fast path does not test for listeners (the peer caches are
+// emptied when a tool starts listening): a tool arriving mid-run still gets every
+// operation, and the traffic stays counted exactly whoever listens.
+TEST(Events, OneSidedListenerArrivingMidRunGetsEveryOperation4Ranks) {
+  const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {kEvents, "osc_midrun"}));
+  expect_every_rank_ok(job, 4, "osc_midrun");
+  Edges expected;
+  for (int r = 0; r < 4; ++r) {
+    expected[{'S', r, (r + 1) % 4}] = {10 * 8, 10};
+    expected[{'R', r, (r + 1) % 4}] = {7 * 16, 7};
+  }
+  EXPECT_EQ(read_edges(job.folder, "SR"), expected) << job.output;
+}
+
 TEST(Events, MonitoringOffRaisesNothingAndTheProgramRuns4Ranks) {
   // Without monitoring our layers are not there: the catalogue exists, nothing is raised.
   const JobResult job = run_job(4, {"--mca", "pml_monitoring_enable", "0", kEvents, "traffic", "ring"});

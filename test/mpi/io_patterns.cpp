@@ -380,18 +380,37 @@ int errors() {
   return 0;
 }
 
-// Whatever the full disk makes the real module return, as it comes.
-int full_disk() {
+// Whatever the full disk makes the real module return, as it comes. With `pvars` (ours
+// only), also what io_monitoring_fs_failed_count/_size say before the close:
+// "rank <r>: fs_failed pvars: <read ops> <read bytes> <write ops> <write bytes>".
+int full_disk(bool read_pvars) {
   std::vector<char> data(65536, 'x');
   const int bytes = static_cast<int>(data.size());
   MPI_File fh = MPI_FILE_NULL;
   const int rc = MPI_File_open(MPI_COMM_WORLD, "full/out.dat", MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
   say("open on a full disk", rc);
   if (rc != MPI_SUCCESS) return 0;
+  MPI_T_pvar_session session;
+  Pvar failed_count, failed_size;
+  if (read_pvars) {
+    MPI_T_pvar_session_create(&session);
+    failed_count = bind(session, "io_monitoring_fs_failed_count", MPI_T_PVAR_CLASS_COUNTER, &fh);
+    failed_size = bind(session, "io_monitoring_fs_failed_size", MPI_T_PVAR_CLASS_AGGREGATE, &fh);
+    check(failed_count.count == 2 && failed_size.count == 2, "fs_failed value counts 2, 2");
+  }
   say("write_at_all on a full disk",
       MPI_File_write_at_all(fh, MPI_Offset{rank} * bytes, data.data(), bytes, MPI_BYTE, MPI_STATUS_IGNORE));
   say("write_at on a full disk",
       MPI_File_write_at(fh, MPI_Offset{size + rank} * bytes, data.data(), bytes, MPI_BYTE, MPI_STATUS_IGNORE));
+  if (read_pvars) {
+    const auto n = values<unsigned long long>(session, failed_count, "fs_failed_count");
+    const auto b = values<unsigned long long>(session, failed_size, "fs_failed_size");
+    if (n.size() == 2 && b.size() == 2)
+      std::printf("rank %d: fs_failed pvars: %llu %llu %llu %llu\n", rank, n[0], b[0], n[1], b[1]);
+    for (Pvar* p : {&failed_count, &failed_size})
+      if (p->ok) MPI_T_pvar_handle_free(session, &p->handle);
+    MPI_T_pvar_session_free(&session);
+  }
   // No MPI_File_sync: on a full disk Open MPI 4.1.4's ompio fails it on rank 0 only, which
   // then leaves the collective and the other ranks hang in MPI_File_close (without mpimon
   // too: docs/io.md, "Bad input").
@@ -424,7 +443,7 @@ int main(int argc, char** argv) {
   } else if (mode == "errors") {
     errors();
   } else if (mode == "full") {
-    full_disk();
+    full_disk(argc > 2 && std::string(argv[2]) == "pvars");
   } else if (mode == "pvars") {
     pvars();
   } else {

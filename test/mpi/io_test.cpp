@@ -5,6 +5,7 @@
 // counts it as application traffic).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -151,6 +152,56 @@ TEST(IoLayer, WriteAtAllOf4096BytesOn4RanksHasTheThreeViewsExactly) {
   for (int r = 0; r < 4; ++r) EXPECT_EQ(f_lines.at({'F', r, 0}), std::make_pair(uint64_t{4096}, uint64_t{1}));
   // Debian's component counts exactly that shuffle as application traffic.
   EXPECT_EQ(distro_external(4, {"write_at_all", "4096"}, {}), shuffle);
+}
+
+// The tools on that job: `mpimon show` lists the file, asked against reached; `mpimon
+// matrix --category io_shuffle` is the shuffle alone; a damaged I/O line is the same error
+// in matrix, show and report.
+TEST(IoLayer, MatrixAndShowReadTheFilesOfTheJob4Ranks) {
+  const JobResult job = run_io(4, {"write_at_all", "4096"});
+  expect_every_rank_ok(job, 4, "write_at_all");
+  const auto mpimon = [&](const std::string& arguments) {
+    return run_shell(job.folder, std::string(MPIMON_BIN) + " " + arguments + " 2>&1");
+  };
+  const JobResult show = mpimon("show mpimon-job.txt");
+  EXPECT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(
+      show.output.find("\nfile     ranks  io            read asked  read reached  written asked  written reached  "
+                       "shuffle B  aggregators\n"
+                       "out.dat      4  ompio/vulcan           0             0          16384            16384  "
+                       "    16384            1\n"),
+      std::string::npos)
+      << show.output;
+  const JobResult matrix = mpimon("matrix mpimon-job.txt --category io_shuffle --metric bytes");
+  EXPECT_EQ(matrix.exit_code, 0) << matrix.output;
+  EXPECT_NE(matrix.output.find("4096"), std::string::npos) << matrix.output;
+  const JobResult csv = mpimon("matrix mpimon-job.txt --category io_shuffle --metric bytes --format sparse");
+  EXPECT_EQ(csv.output, "sender,receiver,bytes\n0,0,4096\n1,0,4096\n2,0,4096\n3,0,4096\n") << csv.output;
+  // A damaged io_fs line in a version 1 job file (no checksums to refuse it first).
+  std::string text = read_text(job.folder / "mpimon-job.txt");
+  const size_t fs = text.find("\nio_fs 0 ");
+  ASSERT_NE(fs, std::string::npos) << text;
+  const size_t field = text.find(" write 1 1 16384 ", fs);
+  ASSERT_NE(field, std::string::npos);
+  text.replace(field, 17, " write 1 1 16x84 ");
+  std::string version1;
+  size_t line_no = 0, damaged_line = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("format ", 0) == 0) line = "format mpimon-job 1";
+    if (line.rfind("checksum ", 0) == 0 || line.rfind("eof ", 0) == 0) continue;
+    ++line_no;
+    if (line.find(" 16x84 ") != std::string::npos) damaged_line = line_no;
+    version1 += line + '\n';
+  }
+  std::ofstream(job.folder / "damaged.txt") << version1;
+  const std::string expected = "damaged.txt:" + std::to_string(damaged_line) + ": expected a byte count, found '16x84'";
+  for (const std::string command : {"matrix", "show", "report"}) {
+    SCOPED_TRACE(command);
+    const JobResult r = mpimon(command + " damaged.txt" + (command == "report" ? " -o r.html" : ""));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
 }
 
 TEST(IoLayer, ReadAtAllOf4096BytesOn4Ranks) {
@@ -420,8 +471,8 @@ TEST(IoLayer, ErrorsPassThroughUnchanged) {
 // calls say they did, the file-system view shows that nothing reached the file.
 TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
   const std::vector<std::string> program = {"--mca", "mpi_yield_when_idle", "1", kIo, "full"};
-  const auto ours =
-      run_on_full_disk(mpirun_command(4, concat_arguments(monitoring_arguments(2), program), Components::ours));
+  const auto ours = run_on_full_disk(mpirun_command(
+      4, concat_arguments(concat_arguments(monitoring_arguments(2), program), {"pvars"}), Components::ours));
   SKIP_WITHOUT_MOUNT_NAMESPACE(ours);
   const auto plain = run_on_full_disk(mpirun_command(4, program, Components::distro));
   SKIP_WITHOUT_MOUNT_NAMESPACE(plain);
@@ -444,8 +495,65 @@ TEST(IoLayer, AFullDiskReturnsWhatOmpioReturnsAndNothingReachesTheFile4Ranks) {
     EXPECT_EQ(asked_calls(f, rank, Access::write_at), at_ok ? 1u : 0u);
     EXPECT_EQ(asked_bytes(f, rank, Access::write_at), at_ok ? 65536u : 0u);
   }
-  // Failed fbtl operations are not counted: 0 bytes reached the full disk.
+  // Failed fbtl operations are counted apart, never as reached: 0 bytes reached the full
+  // disk. vulcan's one aggregator (rank 0) wrote the collective's 4 x 64 KiB in one
+  // operation, and every rank its own write_at: all of them failed with ENOSPC.
   EXPECT_EQ(fs_bytes_of_all_ranks(f, Direction::write), 0u);
+  const JobResult show = run_shell(job.folder, std::string(MPIMON_BIN) + " show mpimon-job.txt 2>&1");
+  EXPECT_NE(show.output.find("\nfull/out.dat      4  ompio/vulcan"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find(" 0 (5 failed ops, 524288 B) "), std::string::npos) << show.output;
+  for (int rank = 0; rank < 4; ++rank) {
+    SCOPED_TRACE("rank " + std::to_string(rank));
+    const mpi_io::RankUse::Fs& w = f.ranks.at(rank).fs[static_cast<int>(Direction::write)];
+    EXPECT_EQ(w.operations, 0u);
+    EXPECT_EQ(w.bytes, 0u);
+    EXPECT_EQ(w.failed_operations, rank == 0 ? 2u : 1u);
+    EXPECT_EQ(w.failed_bytes, rank == 0 ? 4u * 65536 + 65536 : 65536u);
+    EXPECT_EQ(f.ranks.at(rank).fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+    EXPECT_EQ(f.ranks.at(rank).aggregated_calls, rank == 0 ? 1u : 0u);
+    // The performance variables said the same before the close.
+    const std::string pvars = "rank " + std::to_string(rank) + ": fs_failed pvars: 0 0 " +
+                              std::to_string(w.failed_operations) + " " + std::to_string(w.failed_bytes);
+    EXPECT_NE(job.output.find(pvars), std::string::npos) << job.output;
+  }
+}
+
+// A disk that fills part-way through (64 KiB free): every byte handed to the fbtl either
+// reached the file or failed, never both, never neither (a short write splits its bytes);
+// and what the file-system view says reached the file is in the file.
+TEST(IoLayer, ADiskThatFillsPartWayThroughSplitsEveryByteIntoReachedOrFailed4Ranks) {
+  const auto run = run_on_full_disk(
+      mpirun_command(4, concat_arguments(monitoring_arguments(2), {"--mca", "mpi_yield_when_idle", "1", kIo, "full"}),
+                     Components::ours),
+      16);
+  SKIP_WITHOUT_MOUNT_NAMESPACE(run);
+  const JobResult& job = *run;
+  expect_every_rank_ok(job, 4, "full");
+  const std::set<std::string> lines = error_lines(job);
+  for (int rank = 0; rank < 4; ++rank)  // as on a full disk: ompio says every write worked
+    for (const std::string call : {"write_at_all", "write_at"})
+      EXPECT_EQ(lines.count("rank " + std::to_string(rank) + ": " + call + " on a full disk -> success"), 1u)
+          << job.output;
+  const Dump d = read_dump(job);
+  const mpi_io::FileInfo& f = d.file("full/out.dat");
+  uint64_t reached = 0, failed = 0, failed_operations = 0, operations = 0;
+  for (const auto& [rank, use] : f.ranks) {
+    const mpi_io::RankUse::Fs& w = use.fs[static_cast<int>(Direction::write)];
+    reached += w.bytes;
+    failed += w.failed_bytes;
+    failed_operations += w.failed_operations;
+    operations += w.operations;
+    EXPECT_EQ(use.fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+  }
+  // 4 x 64 KiB collective (one aggregated operation) + 4 x 64 KiB independent: 5 operations.
+  EXPECT_EQ(reached + failed, 8u * 65536) << "reached " << reached << ", failed " << failed << "\n"
+                                          << read_text(job.folder / "mpimon-job.txt") << job.output;
+  EXPECT_EQ(operations + failed_operations, 5u);
+  EXPECT_GE(failed_operations, 1u);  // 64 KiB free cannot take 512 KiB
+  EXPECT_LE(reached, 65536u);
+  // What reached the file is in it (the written bytes are 'x', holes read as 0).
+  const std::string written = read_text(job.folder / "after" / "out.dat");
+  EXPECT_GE(static_cast<uint64_t>(std::count(written.begin(), written.end(), 'x')), reached);
 }
 
 // io_monitoring_enable 0 (or monitoring off): files get Open MPI's own choice, nothing of

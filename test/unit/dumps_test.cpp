@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "dumps.h"
+#include "io_summary.h"
 #include "readers/format_error.h"
 #include "temp_dir.h"
 
@@ -174,6 +175,64 @@ TEST_F(DumpsTest, AnnotationsAreChecked) {
   EXPECT_EQ(error("collectives 0 MPI_COMM_WORLD 1 2 3 4 5\n"), at + "8 fields after 'collectives', found 7");
   EXPECT_EQ(error("collectives 0 MPI_COMM_WORLD 1 2 3 4 5 -6\n"), at + "a byte count (a count below 2^60), found '-6'");
   EXPECT_EQ(error("some_future_keyword whatever -1 nan\n"), "<accepted>");
+}
+
+// The MPI-IO lines are read by every command (matrix and show too, not only report), so a
+// damaged one is the same precise error everywhere.
+TEST_F(DumpsTest, IoLinesAreCheckedWhateverTheCommand) {
+  const std::string id = "0123456789abcdef";
+  const std::string path = write("j.txt", job("io_rank 0 " + id +
+                                              " ompio vulcan 1 1 0 0 0 0 0 0 1 1 0.0 0.1 0.2\n"
+                                              "io_fs 0 " +
+                                              id + " write 1 1 16384 0 0 16384 15:2\n"));
+  const std::string prof = write("p.0.prof", "# IO_FS_FAILED\t0\t" + id + "\twrite\t2 failed ops\t-8 failed bytes\n");
+  for (const Annotations annotations : {Annotations::skip, Annotations::read}) {
+    for (const auto& [file, expected] :
+         {std::pair{path, path + ":10: expected histogram counts summing to 1, found more"},
+          std::pair{prof, prof + ":1: expected failed bytes, found '-8'"}}) {
+      try {
+        read_dumps({file}, annotations);
+        ADD_FAILURE() << file << " accepted";
+      } catch (const FormatError& e) {
+        EXPECT_EQ(std::string(e.what()), expected);
+      }
+    }
+  }
+}
+
+// What `mpimon show` prints under the heatmap: per file, asked against reached, failures
+// beside the bytes that reached the file system.
+TEST_F(DumpsTest, IoSummaryAddsTheRanksOfEachFile) {
+  const std::string id = "0123456789abcdef";
+  const std::string job_text =
+      job("io_file " + id + " out%20dat 0-1\nio_rank 0 " + id +
+              " ompio vulcan 1 1 0 0 0 0 0 0 1 1 0.0 0.1 0.2\n"
+              "io_asked 0 " +
+              id + " write_at_all 1 4096 13:1\nio_fs 0 " + id + " write 1 1 8192 0 0 8192 14:1\nio_fs_failed 0 " + id +
+              " write 2 100\nio_shuffle 0 " + id + " 0 1 4096\nio_rank 1 " + id +
+              " ompio vulcan 1 1 0 0 0 0 0 0 1 0 0.0 0.1 0.2\nio_asked 1 " + id +
+              " write_at_all 1 4096 13:1\nio_shuffle 1 " + id + " 0 1 4096\n",
+          2);
+  const Dumps d = read_dumps({write("j.txt", job_text)});
+  const std::vector<IoFileSummary> files = summarize_files(d.io);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].name, "out dat");
+  EXPECT_EQ(files[0].ranks, 2u);
+  EXPECT_EQ(files[0].components, "ompio/vulcan");
+  EXPECT_EQ(static_cast<uint64_t>(files[0].asked[1]), 8192u);
+  EXPECT_EQ(static_cast<uint64_t>(files[0].reached[1]), 8192u);
+  EXPECT_EQ(static_cast<uint64_t>(files[0].failed_operations[1]), 2u);
+  EXPECT_EQ(static_cast<uint64_t>(files[0].failed_bytes[1]), 100u);
+  EXPECT_EQ(static_cast<uint64_t>(files[0].shuffle), 8192u);
+  EXPECT_EQ(files[0].aggregators, 1u);
+  EXPECT_EQ(format_io_summary_text(files),
+            "# MPI-IO files: bytes asked by the application's calls, bytes that reached the file system (ompio's "
+            "fbtl; - under ROMIO) and, apart, the operations that failed there\n"
+            "file     ranks  io            read asked  read reached  written asked             written reached  "
+            "shuffle B  aggregators\n"
+            "out dat      2  ompio/vulcan           0             0           8192  8192 (2 failed ops, 100 B)  "
+            "     8192            1\n");
+  EXPECT_EQ(format_io_summary_text({}), "");
 }
 
 TEST_F(DumpsTest, CollectiveClassesFromJobAndProfFilesAgree) {

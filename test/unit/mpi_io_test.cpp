@@ -207,23 +207,49 @@ TEST(FileRegistry, WindowSwitchesOnlyAtTheOutermostCall) {
   EXPECT_EQ(window_switches, 2);
 }
 
+// A registry holding one closed file, filled once by `fill`.
+FileRegistry& one_file_registry(FileRegistry& registry, const FileIdentity& id, void (*fill)(FileRecord&)) {
+  if (registry.open_files() + registry.closed_files() == 0) {
+    FileRecord* r = registry.open(id);
+    fill(*r);
+    registry.close(r);
+  }
+  return registry;
+}
+
 // The 4-rank write_at_all of docs/io.md, seen by rank 0 (the aggregator).
 FileRegistry& aggregator_registry() {
   static FileRegistry registry;
-  static bool made = [] {
-    FileRecord* r = registry.open(identity("out dat%", {0, 1, 2, 3}, 0));
-    r->set_components("ompio", "vulcan");
-    r->add_meta(MetaOp::open, 1000000000);
-    r->add_access(Access::write_at_all, Call::blocking, 4096, 2000000000);
-    r->add_collective(true);
-    r->add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 16384}; });
-    r->add_shuffle(0, 4096);
-    r->add_meta(MetaOp::close, 500000000);
-    registry.close(r);
-    return true;
-  }();
-  (void)made;
-  return registry;
+  return one_file_registry(registry, identity("out dat%", {0, 1, 2, 3}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "vulcan");
+    r.add_meta(MetaOp::open, 1000000000);
+    r.add_access(Access::write_at_all, Call::blocking, 4096, 2000000000);
+    r.add_collective(true);
+    r.add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 16384}; });
+    r.add_shuffle(0, 4096);
+    r.add_meta(MetaOp::close, 500000000);
+  });
+}
+
+// Every line of .prof text, read into one table (each must be an I/O line).
+IoTable read_prof_text(const std::string& text) {
+  IoTable table;
+  size_t line_no = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t nl = text.find('\n', start);
+    EXPECT_TRUE(table.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
+    start = nl + 1;
+  }
+  return table;
+}
+
+// Job-file annotation lines, read into one table (each must be an I/O line).
+IoTable read_job_text(const std::string& annotations, int32_t world_size) {
+  IoTable table;
+  const JobFile file = parse_job_file(
+      "format mpimon-job 1\nworld_size " + std::to_string(world_size) + "\nrecords\n" + annotations, "j");
+  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(table.add_job_annotation(a, "j", world_size));
+  return table;
 }
 
 TEST(IoFormat, ProfLinesOfTheAggregator) {
@@ -270,6 +296,79 @@ TEST(IoFormat, JobLinesOfTheAggregatorListTheMembersOnce) {
                       id + " 0 1 4096\n");
 }
 
+// A full disk: two failed writes (one error, one short by 100 bytes of 1024) and one that
+// worked.
+FileRegistry& full_disk_registry() {
+  static FileRegistry registry;
+  return one_file_registry(registry, identity("full.dat", {0}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "");
+    r.add_fs_failure(Direction::write, 65536);
+    r.add_fs_operation(Direction::write, 1, [](size_t) { return std::pair<uint64_t, uint64_t>{0, 4096}; });
+    r.add_fs_failure(Direction::write, 100, 924);  // a short write of 1024 bytes
+  });
+}
+
+TEST(FileRecord, FailedOperationsAreCountedApart) {
+  const FileTotals t = summarize(full_disk_registry()).at(0).totals;
+  const FsTotals& w = t.fs[static_cast<int>(Direction::write)];
+  EXPECT_EQ(w.operations, 1u);
+  EXPECT_EQ(w.entries.bytes, 4096u + 924);  // with what the short write moved
+  EXPECT_EQ(w.entries.messages, 1u);        // its entries are not counted
+  EXPECT_EQ(w.end, 4096u);
+  EXPECT_EQ(w.failed_operations, 2u);
+  EXPECT_EQ(w.failed_bytes, 65636u);
+  EXPECT_EQ(t.fs[static_cast<int>(Direction::read)].failed_operations, 0u);
+  FileTotals twice = t;
+  twice.merge(t);
+  EXPECT_EQ(twice.fs[1].failed_operations, 4u);
+  EXPECT_EQ(twice.fs[1].failed_bytes, 131272u);
+}
+
+TEST(IoFormat, FailedOperationsHaveTheirOwnLines) {
+  const std::string id = identity("full.dat", {0}, 0).identity();
+  const std::string prof = format_prof_files(0, full_disk_registry(), 1e-9);
+  EXPECT_NE(prof.find("\n# IO_FS_FAILED\t0\t" + id + "\twrite\t2 failed ops\t65636 failed bytes\n"), std::string::npos)
+      << prof;
+  const std::string job = format_job_files(0, full_disk_registry(), 1e-9);
+  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 1 1 5020 0 0 4096 13:1\nio_fs_failed 0 " + id + " write 2 65636\n"),
+            std::string::npos)
+      << job;
+}
+
+// Only a short write: the bytes it moved still have their io_fs line (0 operations), so
+// that bytes + failed bytes add up in the dumps too.
+TEST(IoFormat, AShortWriteAloneKeepsTheBytesItMoved) {
+  static FileRegistry registry;
+  one_file_registry(registry, identity("short.dat", {0}, 0), [](FileRecord& r) {
+    r.set_components("ompio", "");
+    r.add_fs_failure(Direction::write, 100, 924);
+  });
+  const std::string id = identity("short.dat", {0}, 0).identity();
+  const std::string job = format_job_files(0, registry, 1e-9);
+  EXPECT_NE(job.find("\nio_fs 0 " + id + " write 0 0 924 0 0 0 -\nio_fs_failed 0 " + id + " write 1 100\n"),
+            std::string::npos)
+      << job;
+  const RankUse::Fs& w = read_job_text(job, 1).files().at(id).ranks.at(0).fs[1];
+  EXPECT_EQ(w.bytes + w.failed_bytes, 1024u);
+  const RankUse::Fs& p = read_prof_text(format_prof_files(0, registry, 1e-9)).files().at(id).ranks.at(0).fs[1];
+  EXPECT_EQ(p.bytes + p.failed_bytes, 1024u);
+}
+
+TEST(IoReader, ReadsFailedOperationsInBothDialectsAndSumsThem) {
+  const std::string id = identity("full.dat", {0}, 0).identity();
+  IoTable prof = read_prof_text(format_prof_files(0, full_disk_registry(), 1e-9));
+  const IoTable job = read_job_text(format_job_files(0, full_disk_registry(), 1e-9), 1);
+  for (const IoTable* table : {static_cast<const IoTable*>(&prof), &job}) {
+    const RankUse::Fs& w = table->files().at(id).ranks.at(0).fs[1];
+    EXPECT_EQ(w.operations, 1u);
+    EXPECT_EQ(w.bytes, 5020u);
+    EXPECT_EQ(w.failed_operations, 2u);
+    EXPECT_EQ(w.failed_bytes, 65636u);
+  }
+  prof.merge(job);
+  EXPECT_EQ(prof.files().at(id).ranks.at(0).fs[1].failed_bytes, 131272u);
+}
+
 TEST(IoFormat, NothingWithoutFiles) {
   FileRegistry empty;
   EXPECT_EQ(format_prof_files(0, empty, 1e-9), "");
@@ -278,18 +377,8 @@ TEST(IoFormat, NothingWithoutFiles) {
 
 TEST(IoReader, ReadsBackWhatTheFormatsWrite) {
   const std::string id = identity("out dat%", {0, 1, 2, 3}, 0).identity();
-  IoTable prof;
-  size_t line_no = 0;
-  const std::string text = format_prof_files(0, aggregator_registry(), 1e-9);
-  for (size_t start = 0; start < text.size();) {
-    const size_t nl = text.find('\n', start);
-    EXPECT_TRUE(prof.add_prof_line(std::string_view(text).substr(start, nl - start), "p", ++line_no));
-    start = nl + 1;
-  }
-  IoTable job;
-  const JobFile file = parse_job_file(
-      "format mpimon-job 1\nworld_size 4\nrecords\n" + format_job_files(0, aggregator_registry(), 1e-9), "j");
-  for (const JobAnnotation& a : file.annotations) EXPECT_TRUE(job.add_job_annotation(a, "j", 4));
+  const IoTable prof = read_prof_text(format_prof_files(0, aggregator_registry(), 1e-9));
+  const IoTable job = read_job_text(format_job_files(0, aggregator_registry(), 1e-9), 4);
   for (const IoTable* table : {&prof, &job}) {
     ASSERT_EQ(table->files().size(), 1u);
     const FileInfo& info = table->files().at(id);
@@ -304,7 +393,7 @@ TEST(IoReader, ReadsBackWhatTheFormatsWrite) {
     EXPECT_EQ(use.aggregated_calls, 1u);
     EXPECT_DOUBLE_EQ(use.seconds[2], 1.5);
     EXPECT_EQ(use.shuffle.at(0).bytes, 4096u);
-    EXPECT_EQ(info.asked_sizes[static_cast<int>(Access::write_at_all)].histogram[13], 1u);
+    EXPECT_EQ(info.asked_sizes.at(static_cast<int>(Access::write_at_all)).histogram[13], 1u);
   }
   EXPECT_EQ(job.files().at(id).members, (std::vector<int32_t>{0, 1, 2, 3}));
 }
@@ -340,8 +429,12 @@ TEST(IoReader, MalformedLinesArePreciseErrors) {
   EXPECT_EQ(error("# IO_SHUFFLE\t0\t0123456789abcdef\t1\t8 octets\t1 msgs sent"),
             "x.prof:7: expected '<count> bytes', found '8 octets'");
   EXPECT_EQ(error("# IO_UNKNOWN\tx"),
-            "x.prof:7: expected an I/O line (# IO_FILE, # IO_ASKED, # IO_FS, "
+            "x.prof:7: expected an I/O line (# IO_FILE, # IO_ASKED, # IO_FS, # IO_FS_FAILED, "
             "# IO_SHUFFLE), found '# IO_UNKNOWN'");
+  EXPECT_EQ(error("# IO_FS_FAILED\t0\t0123456789abcdef\twrite\t2 ops\t8 failed bytes"),
+            "x.prof:7: expected '<count> failed ops', found '2 ops'");
+  EXPECT_EQ(error("# IO_FS_FAILED\t0\t0123456789abcdef\tappend\t2 failed ops\t8 failed bytes"),
+            "x.prof:7: expected read or write, found 'append'");
   JobAnnotation a;
   a.keyword = "io_asked";
   a.line = 3;

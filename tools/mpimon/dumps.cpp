@@ -309,8 +309,10 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
       },
       [&](JobAnnotation&& a) {
         const size_t line = a.line;
-        if (a.keyword.rfind("io_", 0) == 0) {  // read below, once the world size is known
-          if (keep_annotations) io_annotations.push_back(std::move(a));
+        // Read below, once the world size is known; by every command (as the .prof lines
+        // are), so that a damaged one is the same error everywhere.
+        if (a.keyword.rfind("io_", 0) == 0) {
+          io_annotations.push_back(std::move(a));
           return;
         }
         if (a.keyword == "communicator" && a.fields.size() == 3)
@@ -389,7 +391,7 @@ void read_prof(Dumps& dumps, const ProfFile& parsed, const std::string& file, bo
     if (s.calls >= kCountLimit) fail_at(file, s.line, "counts below 2^60 (1 EiB)");
     if (keep_annotations) dumps.window_syncs.push_back({s.me, unescape_name(s.window), s.kind, s.calls, s.seconds});
   }
-  if (keep_annotations) dumps.io.merge(parsed.io);
+  dumps.io.merge(parsed.io);  // always (as the job files' io_* annotations)
   if (parsed.foreign_lines > 0) {
     if (dumps.foreign_lines == 0) dumps.first_foreign = file + ":" + std::to_string(parsed.first_foreign_line);
     dumps.foreign_lines += parsed.foreign_lines;

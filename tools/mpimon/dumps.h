@@ -64,7 +64,7 @@ struct Dumps {
   std::vector<JobAnnotation> annotations;  // job files' other annotations, as written
   std::vector<CollectiveRow> collectives;  // job files and .prof files
   std::vector<WindowSyncRow> window_syncs;
-  mpi_io::IoTable io;         // the files (job files' io_* annotations, .prof "# IO_*" lines)
+  mpi_io::IoTable io;         // the files (job files' io_* annotations, .prof "# IO_*" lines): always read
   size_t foreign_lines = 0;   // lines of .prof inputs that are not monitoring output
   size_t foreign_files = 0;   // files that had some
   std::string first_foreign;  // "<file>:<line>" of the first

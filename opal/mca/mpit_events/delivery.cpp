@@ -473,7 +473,7 @@ inline const Delivery* next_match(const Delivery* e, const void* object) {
   if (e == nullptr) return release(source, context);  // no registration bound to the object
   timestamp = clamp(source, stamp(timestamp));
   if (next_match(e + 1, object) != nullptr) return deliver_several(snap, e, object, payload, timestamp, context);
-  deliver_one(&type, e, payload, timestamp, context);
+  deliver_one(&type, e, payload, timestamp, context, source);
 }
 
 uint32_t inline_layout() { return kInlineLayout; }

@@ -102,6 +102,12 @@ struct Delivery {
   void* user_data;
 };
 
+// Snapshot::single's entry when no registration qualifies: bound to an object no raise
+// names (its own address), so that the inline path's comparison of the object rejects it
+// without a test of its own.
+extern MPIMON_EVENTS_HIDDEN const Delivery no_single;
+static_assert(kLevels == 4, "Snapshot::single's and EventType::single's initialisers name every level");
+
 struct Snapshot {
   EventType* type = nullptr;
   std::size_t count = 0;
@@ -114,9 +120,9 @@ struct Snapshot {
   const Delivery* direct[kLevels] = {};
   // single[c]: list[c] if it holds exactly one registration, that one has a callback
   // usable in context c, the source is ORDERED and the clock the TSC (so that the
-  // instance can be stamped with rdtsc inline), else nullptr: the raise's shortest path
-  // (raise_inline.h).
-  const Delivery* single[kLevels] = {};
+  // instance can be stamped with rdtsc inline), else &no_single: the raise's shortest
+  // path (raise_inline.h).
+  const Delivery* single[kLevels] = {&no_single, &no_single, &no_single, &no_single};
   Snapshot* next_retired = nullptr;
 };
 
@@ -189,6 +195,10 @@ struct EventType {
 
   // Never null. Published under control + source lock; read by deliverers.
   std::atomic<const Snapshot*> snapshot{nullptr};
+  // snapshot->single, mirrored (publish_snapshot stores it before the snapshot): the
+  // inline raise reads one pointer instead of two. Read, like the snapshot, only with the
+  // source's token held.
+  std::atomic<const Delivery*> single[kLevels] = {&no_single, &no_single, &no_single, &no_single};
   // Guarded by control.
   std::map<uint64_t, Registration*> registrations;                      // live, object not freed, by id
   std::map<std::pair<const void*, uint64_t>, Registration*> by_object;  // the bound ones, by (object, id)

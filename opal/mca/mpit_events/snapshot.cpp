@@ -15,6 +15,8 @@
 
 namespace mpimon::events {
 
+const Delivery no_single{&no_single, nullptr, nullptr, nullptr};
+
 Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registration&)>& left_out) {
   std::vector<const Registration*> regs;  // in id order
   for (const auto& [id, reg] : type.registrations)
@@ -42,7 +44,7 @@ Snapshot* build_snapshot(EventType& type, const std::function<bool(const Registr
     *out = {nullptr, nullptr, nullptr, nullptr};
     s->list[context] = list;
     s->direct[context] = direct && n > 0 ? list : nullptr;
-    s->single[context] = direct && n == 1 && stamp_inline ? list : nullptr;
+    s->single[context] = direct && n == 1 && stamp_inline ? list : &no_single;
   }
   return s;
 }
@@ -61,6 +63,9 @@ bool defer_to_token_holder(Source& source) {
 
 void publish_snapshot(EventType& type, Snapshot* next) {
   Source& source = *type.source;
+  // The mirror first: a delivery that took the token after the check below reads the new
+  // entries (seq_cst), one that took it before keeps the old snapshot alive.
+  for (int context = 0; context < kLevels; ++context) type.single[context].store(next->single[context]);
   const Snapshot* old = type.snapshot.exchange(next);  // seq_cst: see the header comment
   if (old == nullptr) return;
   if (defer_to_token_holder(source)) {

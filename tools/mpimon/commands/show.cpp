@@ -7,6 +7,7 @@
 #include "commands/subcommand.h"
 #include "files/atomic_file.h"
 #include "heatmap.h"
+#include "io_summary.h"
 #include "readers/format_error.h"
 #include "size_histograms.h"
 #include "timeline.h"
@@ -70,6 +71,7 @@ int run_show(const ShowOptions& o) {
     }
     std::cout << "image: " << o.svg << '\n';
   }
+  if (!dumps.io.empty()) std::cout << '\n' << format_io_summary_text(summarize_files(dumps.io));
   return 0;
 }
 
@@ -78,12 +80,15 @@ int run_show(const ShowOptions& o) {
 Subcommand add_show_command(CLI::App& mpimon) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* show = mpimon.add_subcommand(
-      "show", "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image");
+      "show",
+      "heatmap of a job's traffic in the terminal (binned beyond 64 ranks), and as an SVG image; then, for a job "
+      "that used MPI-IO, per file: bytes asked, reached the file system, failed there");
   show->add_option("dumps", o->inputs,
                    "a job file, .prof files or captured output, a folder, or a dump prefix (as for matrix)")
       ->required();
   show->add_option("--category", o->category,
-                   "external, internal, coll, osc_sent, osc_recv, osc (S + R) or all (E + I + S + R, the default)")
+                   "external, internal, coll, osc_sent, osc_recv, io_shuffle (the MPI-IO collective-buffering "
+                   "shuffle), osc (S + R), communication (E + I + S + R) or all (E + I + S + R + F, the default)")
       ->check(CLI::IsMember(Selection::names()));
   show->add_option("--metric", o->metric, "messages, bytes or average")
       ->check(CLI::IsMember({"messages", "bytes", "average"}));

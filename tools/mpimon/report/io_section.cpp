@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "heatmap.h"
+#include "io_summary.h"
 #include "sections.h"
 
 namespace mpimon::tools {
@@ -11,7 +12,6 @@ namespace mpimon::tools {
 namespace {
 
 using mpi_io::Direction;
-using mpi_io::FileInfo;
 using mpi_io::RankUse;
 
 std::string cell(const std::string& text) { return "<td>" + text + "</td>"; }
@@ -22,33 +22,14 @@ std::string seconds_cell(double seconds) {
   return cell(text);
 }
 
-struct FileTotals {
-  Total asked[2] = {}, reached[2] = {}, shuffle = 0;
-  size_t aggregators = 0;
-  double seconds[3] = {};
-  bool file_system = false;  // some rank ran ompio (the file-system view exists)
-  std::string components;
-};
-
-FileTotals totals_of(const FileInfo& f) {
-  FileTotals t;
-  for (const auto& [rank, use] : f.ranks) {
-    for (int d = 0; d < 2; ++d) {
-      t.asked[d] += use.asked_bytes(static_cast<Direction>(d));
-      t.reached[d] += use.fs[d].bytes;
-    }
-    for (const auto& [peer, traffic] : use.shuffle) t.shuffle += traffic.bytes;
-    if (use.aggregated_calls > 0) ++t.aggregators;
-    for (int s = 0; s < 3; ++s) t.seconds[s] += use.seconds[s];
-    t.file_system = t.file_system || use.io == "ompio";
-    const std::string c = use.io + (use.fcoll.empty() ? "" : "/" + use.fcoll);
-    if (!c.empty() && t.components.find(c) == std::string::npos) t.components += (t.components.empty() ? "" : " ") + c;
-  }
-  return t;
+std::string reached_cell(const IoFileSummary& f, int d) {
+  return f.file_system ? cell(total_text(f.reached[d])) : cell("-");
 }
 
-std::string reached_cell(const FileTotals& t, int d) {
-  return t.file_system ? cell(total_text(t.reached[d])) : cell("-");
+// "<n> ops, <B> B", "0" or "-" (ROMIO: no file-system view).
+std::string failed_text(bool file_system, Total operations, Total bytes) {
+  if (!file_system) return "-";
+  return operations == 0 ? "0" : total_text(operations) + " ops, " + total_text(bytes) + " B";
 }
 
 // One rank's use of one file, for the per-rank table.
@@ -58,7 +39,7 @@ struct RankRow {
   const RankUse* use;
   Total bytes() const {
     return Total{use->asked_bytes(Direction::read)} + use->asked_bytes(Direction::write) + use->fs[0].bytes +
-           use->fs[1].bytes;
+           use->fs[1].bytes + use->fs[0].failed_bytes + use->fs[1].failed_bytes;
   }
 };
 
@@ -70,35 +51,37 @@ std::string io_section(const ReportInput& input) {
   std::string out = "<h2>MPI-IO</h2>\n";
   out +=
       "<p class=\"note\">Asked: what the application's MPI-IO calls asked for (count &times; type size). Reached "
-      "the file system: what ompio handed to its fbtl, before data sieving (ompio only; - under ROMIO). "
+      "the file system: what ompio handed to its fbtl, before data sieving (ompio only; - under ROMIO). Failed: the "
+      "fbtl operations that failed (an error, or a short write: a full disk) and the bytes they did not move, never "
+      "counted as reached. "
       "Shuffle: the collective-buffering messages of the I/O library, kept out of the application's traffic "
       "(the io_shuffle heatmap above). Aggregators: ranks that accessed the file system for their group in a "
       "collective call.</p>\n";
   out +=
       "<table><tr><th>file</th><th>ranks</th><th>io</th><th>read asked</th><th>read reached</th>"
-      "<th>written asked</th><th>written reached</th><th>shuffle bytes</th><th>aggregators</th>"
-      "<th>read s</th><th>write s</th><th>meta s</th></tr>\n";
+      "<th>read failed</th><th>written asked</th><th>written reached</th><th>write failed</th>"
+      "<th>shuffle bytes</th><th>aggregators</th><th>read s</th><th>write s</th><th>meta s</th></tr>\n";
   std::vector<RankRow> ranks;
-  std::vector<std::string> names;
-  names.reserve(files.size());
-  for (const auto& [identity, f] : files) names.push_back(f.name.empty() ? identity : f.name);
+  const std::vector<IoFileSummary> summaries = summarize_files(input.io);
   size_t index = 0;
   for (const auto& [identity, f] : files) {
-    const FileTotals t = totals_of(f);
-    out += "<tr>" + name_cell(names[index]) + cell(std::to_string(f.ranks.size())) + name_cell(t.components) +
-           cell(total_text(t.asked[0])) + reached_cell(t, 0) + cell(total_text(t.asked[1])) + reached_cell(t, 1) +
+    const IoFileSummary& t = summaries[index++];
+    out += "<tr>" + name_cell(t.name) + cell(std::to_string(t.ranks)) + name_cell(t.components) +
+           cell(total_text(t.asked[0])) + reached_cell(t, 0) +
+           cell(failed_text(t.file_system, t.failed_operations[0], t.failed_bytes[0])) + cell(total_text(t.asked[1])) +
+           reached_cell(t, 1) + cell(failed_text(t.file_system, t.failed_operations[1], t.failed_bytes[1])) +
            cell(total_text(t.shuffle)) + cell(t.file_system ? std::to_string(t.aggregators) : "-") +
            seconds_cell(t.seconds[0]) + seconds_cell(t.seconds[1]) + seconds_cell(t.seconds[2]) + "</tr>\n";
-    for (const auto& [rank, use] : f.ranks) ranks.push_back({&names[index], rank, &use});
-    ++index;
+    for (const auto& [rank, use] : f.ranks) ranks.push_back({&t.name, rank, &use});
   }
   out += "</table>\n<h3>By rank</h3>\n";
   const auto rows = bounded_rows(
       ranks, [](const RankRow& a, const RankRow& b) { return a.bytes() > b.bytes(); },
       [](const RankRow& a, const RankRow& b) { return std::tie(*a.file, a.rank) < std::tie(*b.file, b.rank); });
   out +=
-      "<table><tr><th>file</th><th>rank</th><th>read asked</th><th>read reached</th><th>written asked</th>"
-      "<th>written reached</th><th>collective calls</th><th>aggregated</th><th>shuffle sent</th></tr>\n";
+      "<table><tr><th>file</th><th>rank</th><th>read asked</th><th>read reached</th><th>read failed</th>"
+      "<th>written asked</th><th>written reached</th><th>write failed</th><th>collective calls</th>"
+      "<th>aggregated</th><th>shuffle sent</th></tr>\n";
   for (const RankRow* r : rows) {
     Total shuffle = 0;
     for (const auto& [peer, traffic] : r->use->shuffle) shuffle += traffic.bytes;
@@ -106,9 +89,12 @@ std::string io_section(const ReportInput& input) {
     out += "<tr>" + name_cell(*r->file) + cell(std::to_string(r->rank)) +
            cell(std::to_string(r->use->asked_bytes(Direction::read))) +
            cell(fs ? std::to_string(r->use->fs[0].bytes) : "-") +
+           cell(failed_text(fs, r->use->fs[0].failed_operations, r->use->fs[0].failed_bytes)) +
            cell(std::to_string(r->use->asked_bytes(Direction::write))) +
-           cell(fs ? std::to_string(r->use->fs[1].bytes) : "-") + cell(std::to_string(r->use->collective_calls)) +
-           cell(fs ? std::to_string(r->use->aggregated_calls) : "-") + cell(total_text(shuffle)) + "</tr>\n";
+           cell(fs ? std::to_string(r->use->fs[1].bytes) : "-") +
+           cell(failed_text(fs, r->use->fs[1].failed_operations, r->use->fs[1].failed_bytes)) +
+           cell(std::to_string(r->use->collective_calls)) + cell(fs ? std::to_string(r->use->aggregated_calls) : "-") +
+           cell(total_text(shuffle)) + "</tr>\n";
   }
   return out + "</table>\n" + more_rows_note(ranks.size(), "with the most bytes");
 }

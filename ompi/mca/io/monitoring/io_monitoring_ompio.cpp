@@ -79,31 +79,72 @@ void record_entries(MonitoredFile* file, const ompio_file_t* fh, mpi_io::Directi
   }
 }
 
+// The bytes of the operation's entries.
+uint64_t entry_bytes(const ompio_file_t* fh) {
+  uint64_t bytes = 0;
+  for (int i = 0; i < fh->f_num_of_io_entries; ++i) bytes += fh->f_io_array[i].length;
+  return bytes;
+}
+
+// An operation the fbtl failed: `failed` bytes it did not move, `moved` it did (docs/io.md,
+// "Reached the file system"). It still accessed the file system (aggregator detection).
+void record_failure(MonitoredFile* file, mpi_io::Direction d, uint64_t failed, uint64_t moved = 0) {
+  ++file->file_system_operations;
+  if (file->record != nullptr && recording()) file->record->add_fs_failure(d, failed, moved);
+}
+
+// What a blocking operation returned: an error (< 0), else the bytes it moved. A read
+// may move fewer bytes than asked (the end of the file): it succeeded; a write that moved
+// fewer failed by the rest (a full disk part-way through: fbtl_posix does not retry).
+void record_result(MonitoredFile* file, const ompio_file_t* fh, mpi_io::Direction d, ssize_t rc) {
+  if (rc < 0) [[unlikely]] {
+    record_failure(file, d, entry_bytes(fh));
+    return;
+  }
+  if (d == mpi_io::Direction::write) {
+    // One entry (most operations): its length, without a pass over the list.
+    const uint64_t bytes = fh->f_num_of_io_entries == 1 ? fh->f_io_array[0].length : entry_bytes(fh);
+    if (static_cast<uint64_t>(rc) < bytes) [[unlikely]] {
+      record_failure(file, d, bytes - static_cast<uint64_t>(rc), static_cast<uint64_t>(rc));
+      return;
+    }
+  }
+  record_entries(file, fh, d);
+}
+
 ssize_t monitored_preadv(ompio_file_t* fh) {
   const MonitoredFile::FileSystem& fs = file_system_of(fh);
   const ssize_t rc = fs.real->fbtl_preadv(fh);
-  if (rc >= 0) record_entries(fs.file, fh, mpi_io::Direction::read);
+  record_result(fs.file, fh, mpi_io::Direction::read, rc);
   return rc;
 }
 
 ssize_t monitored_pwritev(ompio_file_t* fh) {
   const MonitoredFile::FileSystem& fs = file_system_of(fh);
   const ssize_t rc = fs.real->fbtl_pwritev(fh);
-  if (rc >= 0) record_entries(fs.file, fh, mpi_io::Direction::write);
+  record_result(fs.file, fh, mpi_io::Direction::write, rc);
   return rc;
 }
 
+// Nonblocking: the result is the posting's (a failure at completion, inside the request,
+// is not seen).
 ssize_t monitored_ipreadv(ompio_file_t* fh, ompi_request_t* request) {
   const MonitoredFile::FileSystem& fs = file_system_of(fh);
   const ssize_t rc = fs.real->fbtl_ipreadv(fh, request);
-  if (rc >= 0) record_entries(fs.file, fh, mpi_io::Direction::read);
+  if (rc >= 0) [[likely]]
+    record_entries(fs.file, fh, mpi_io::Direction::read);
+  else
+    record_failure(fs.file, mpi_io::Direction::read, entry_bytes(fh));
   return rc;
 }
 
 ssize_t monitored_ipwritev(ompio_file_t* fh, ompi_request_t* request) {
   const MonitoredFile::FileSystem& fs = file_system_of(fh);
   const ssize_t rc = fs.real->fbtl_ipwritev(fh, request);
-  if (rc >= 0) record_entries(fs.file, fh, mpi_io::Direction::write);
+  if (rc >= 0) [[likely]]
+    record_entries(fs.file, fh, mpi_io::Direction::write);
+  else
+    record_failure(fs.file, mpi_io::Direction::write, entry_bytes(fh));
   return rc;
 }
 

@@ -41,6 +41,22 @@ inline void add_message(Counters& c, uint64_t bytes) {
   single_writer_add(c.histogram[message_bucket(bytes)], 1);
 }
 
+// Remembers `target`'s counters for the fast path, unless a tool listens to operation
+// events: the fast path does not test for listeners, so their operations must miss the
+// cache. A tool may start listening on another thread meanwhile (op_listeners_changed, then
+// called on that thread, clears the targets after the flag is set): the fences make
+// sure that either we see the flag or it sees our entry.
+inline void remember_peer(PeerCache& cache, int target, Counters& c) {
+  const unsigned i = static_cast<unsigned>(target) & (kPeerCacheSize - 1);
+  // Already there (with wait states every operation takes the slow path): no fence. (A
+  // target's counters never move: the same target, the same counters.)
+  if (cache.targets[i] == target || op_events_listened()) return;
+  cache.counters[i] = &c;
+  __atomic_store_n(&cache.targets[i], target, __ATOMIC_RELAXED);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (op_events_listened()) __atomic_store_n(&cache.targets[i], -1, __ATOMIC_RELAXED);
+}
+
 // Any case: through the engine (atomic increments when threaded, other jobs totalled
 // apart). In a single-threaded process, also remembers the peer's counters for the hot
 // path.
@@ -58,10 +74,8 @@ void record(WindowState& s, int target, Category category, uint64_t bytes) {
     hot.engine->record(peer, category, bytes);
   } else {
     Counters& c = hot.engine->counters().find_or_insert(Engine::key(peer, category));
-    PeerCache& cache = s.peer_cache(category);
-    cache.targets[target & (kPeerCacheSize - 1)] = target;
-    cache.counters[target & (kPeerCacheSize - 1)] = &c;
     add_message(c, bytes);
+    remember_peer(s.peer_cache(category), target, c);
   }
 }
 
@@ -131,11 +145,13 @@ struct DataWrappers {
       // register freed for it after the tests.
       asm("" : "+r"(bytes));
       WindowState* s = hot.last.load(std::memory_order_relaxed);
-      if (s->win.load(std::memory_order_relaxed) == win) [[likely]] {
+      if (s->win_single_threaded() == win) [[likely]] {
         const PeerCache& cache = s->peer_cache(category);
         const unsigned i = static_cast<unsigned>(target) & (kPeerCacheSize - 1);
-        // A tool listening to operation events: the slow twin raises them.
-        if (cache.targets[i] == target && !op_events_listened()) [[likely]] {
+        // No test for listeners: while a tool listens to operation events, the caches
+        // stay empty (remember_peer, op_listeners_changed) and every operation goes to the slow
+        // twin, which raises them.
+        if (cache.targets[i] == target) [[likely]] {
           Counters* c = cache.counters[i];
           const int rc = (s->original.*slot)(args...);
           if (rc == OMPI_SUCCESS) [[likely]]

@@ -21,14 +21,17 @@ void raise(int index, const ompi_win_t* win, const void* payload) {
   mpimon_events_raise(index, win, payload, MPIMON_EVENTS_NOW, context);
 }
 
+void call_back(void* function) { reinterpret_cast<void (*)()>(function)(); }
+
 }  // namespace
 
-void start_events(bool threaded) {
+void start_events(bool threaded, void (*op_listeners_changed)()) {
   context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_NONE;
   op_index = mpimon_events_find_type(MPIMON_EVENT_OSC_OP_ISSUED);
   begin_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_BEGIN);
   end_index = mpimon_events_find_type(MPIMON_EVENT_OSC_SYNC_END);
-  if (op_index >= 0) mpimon_events_watch(op_index, &osc_event_flags.op);
+  if (op_index >= 0)
+    mpimon_events_watch_notify(op_index, &osc_event_flags.op, call_back, reinterpret_cast<void*>(op_listeners_changed));
   if (begin_index >= 0) mpimon_events_watch(begin_index, &osc_event_flags.sync.flag[0]);
   if (end_index >= 0) mpimon_events_watch(end_index, &osc_event_flags.sync.flag[1]);
   wait_index = mpimon_events_find_type(MPIMON_EVENT_OSC_WAIT_STATE);

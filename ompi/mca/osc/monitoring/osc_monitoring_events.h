@@ -31,8 +31,9 @@ extern EventFlags osc_event_flags __attribute__((visibility("hidden")));  // dir
 inline bool op_events_listened() { return listening(osc_event_flags.op); }
 inline bool sync_events_listened() { return listening(osc_event_flags.sync.any); }
 
-// Looks up our event types, mirrors their listeners into osc_event_flags.
-void start_events(bool threaded);
+// Looks up our event types, mirrors their listeners into osc_event_flags; calls
+// `op_listeners_changed` right after the operation events' flag changes (and once now).
+void start_events(bool threaded, void (*op_listeners_changed)());
 
 // Whether windows created now get synchronisation wrappers for the events although
 // synchronisation timing is off: when the application has initialised MPI_T (a tool may

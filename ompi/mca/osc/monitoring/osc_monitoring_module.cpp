@@ -137,6 +137,20 @@ void install(ompi_osc_base_module_t& module, const ompi_osc_base_module_t& ours)
 #undef MPIMON_OSC_INSTALL
 }
 
+// The events library calls this when operation events gain their first or lose their
+// last listener (on the thread that registered, its control lock held). The data
+// wrappers' fast path does not test for listeners: while a tool listens, the peer
+// caches stay empty (remember_peer) so that every operation reaches the slow twin,
+// which raises the event. Losing the last listener needs nothing: the caches refill at
+// their next miss.
+void op_listeners_changed() {
+  if (!op_events_listened()) return;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with remember_peer's
+  windows->for_each_live([](WindowState& s, const ompi_win_t*) {
+    for (PeerCache& cache : s.peers) cache.forget_targets();
+  });
+}
+
 }  // namespace
 
 void start_layer(bool threaded, bool time_sync, bool wait_states) {
@@ -149,7 +163,7 @@ void start_layer(bool threaded, bool time_sync, bool wait_states) {
   hot.job = LocalJob::of_this_process();
   hot.last.store(&no_window, std::memory_order_relaxed);
   const bool tsc = window_sync().clock().source() == SyncClock::Source::tsc;
-  start_events(threaded);
+  start_events(threaded, op_listeners_changed);
   if (!time_sync) {
     wrappers = threaded ? &Wrappers<true, false, false>::table : &Wrappers<false, false, false>::table;
   } else if (threaded) {

@@ -37,6 +37,11 @@ struct PeerCache {
       counters[i] = nullptr;
     }
   }
+  // Empties the cache from any thread (op_listeners_changed): the counters stay, so that a hot
+  // path that has just matched a target still reads valid counters.
+  void forget_targets() {
+    for (int32_t& target : targets) __atomic_store_n(&target, -1, __ATOMIC_RELAXED);
+  }
 };
 
 // One monitored window. States are never freed: a freed window's state is recycled, so
@@ -59,7 +64,15 @@ struct WindowState {
   std::unique_ptr<wait_states::WindowTracker> tracker;
 
   PeerCache& peer_cache(Category category) { return peers[category == Category::osc_recv]; }
+
+  // `win` read as a plain pointer, which the compiler folds into the comparison of the
+  // data wrappers' fast path (one instruction per operation). Single-threaded processes
+  // only: there the thread that reads it is the only one that writes it.
+  const ompi_win_t* win_single_threaded() const { return reinterpret_cast<const ompi_win_t* const&>(win); }
 };
+static_assert(sizeof(std::atomic<const ompi_win_t*>) == sizeof(const ompi_win_t*) &&
+                  std::atomic<const ompi_win_t*>::is_always_lock_free,
+              "win_single_threaded reads the atomic's value as a plain pointer");
 
 // win -> state: open addressing, lock-free lookups. Inserts and removals take a mutex;
 // a removed entry becomes a tombstone; a full table is replaced and the old one retired
@@ -118,7 +131,7 @@ class WindowTable {
   }
 
   template <typename Visit>
-  void for_each_live(Visit&& visit) const {
+  void for_each_live(Visit&& visit) {
     std::lock_guard lock(mutex_);
     for (const auto& s : states_) {
       const ompi_win_t* win = s->win.load(std::memory_order_acquire);

@@ -34,6 +34,8 @@ EventFlags pml_event_flags{};
 
 namespace {
 
+using isend_fn = mca_pml_base_module_isend_fn_t;
+
 struct EventState {
   mca_pml_base_module_t original{};
   LocalJob job;
@@ -51,15 +53,19 @@ inline void raise(EventFlag which, const ompi_communicator_t* comm, const mpimon
 }
 
 // The same without the call into the library, for MPI_Isend, the hottest site (our
-// types are bound to the communicator: its address is the object, unmasked).
+// types are bound to the communicator: its address is the object, unmasked), in the
+// context of the process's kind (events.context), known at compile time.
+template <MPI_T_cb_safety context>
 inline void raise_hot(EventFlag which, const ompi_communicator_t* comm, const mpimon_pml_event& payload) {
-  mpimon::events::raise_inline(*events.type[which], comm, &payload, MPIMON_EVENTS_NOW, events.context);
+  mpimon::events::raise_inline(*events.type[which], comm, &payload, MPIMON_EVENTS_NOW, context);
 }
 
-// Every field of an event's payload but the request.
+// Every field of an event's payload but the request. `on_world`: comm is known to be
+// MPI_COMM_WORLD.
+template <bool on_world = false>
 inline void describe(mpimon_pml_event& e, const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes) {
   e.comm_id = static_cast<int32_t>(mpimon::ompi_series::local_context_id(comm));
-  if (comm == &ompi_mpi_comm_world.comm) {
+  if (on_world || comm == &ompi_mpi_comm_world.comm) {
     e.peer = rank;  // MPI_ANY_SOURCE stays -1
   } else {
     e.peer = rank >= 0 ? world_rank_of(comm, rank, events.job) : -1;
@@ -115,15 +121,22 @@ void arm(ompi_request_t* request, ompi_request_complete_fn_t callback) {
     ompi_request_set_callback(request, callback, nullptr);
 }
 
+// The isend event path for the send events listened to now (below).
+void select_isend_path();
+
 }  // namespace
 
-static void call_back(void* function) { reinterpret_cast<void (*)()>(function)(); }
+static void call_back(void* function) {
+  select_isend_path();
+  reinterpret_cast<void (*)()>(function)();
+}
 
 void start_events(const mca_pml_base_module_t& original, bool ob1, bool threaded, void (*listeners_changed)()) {
   events.original = original;
   events.ob1 = ob1;
   events.job = LocalJob::of_this_process();
   events.context = threaded ? MPI_T_CB_REQUIRE_THREAD_SAFE : MPI_T_CB_REQUIRE_MPI_RESTRICTED;
+  select_isend_path();
   // raise_hot reads the library's structures: only with the library of our own build.
   if (mpimon::events::inline_layout() != mpimon::events::kInlineLayout) {
     warn_once_per_job(
@@ -149,29 +162,67 @@ namespace {
 [[gnu::noinline, gnu::cold]] int failed(int rc) { return rc; }
 }  // namespace
 
-int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
-                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+namespace {
+
+// Which send events an isend event path raises; `tested`: those whose flag is set, read
+// per send (while nobody listens to send events: the wrappers do not take the path then).
+enum class SendEvents { posted, completed, both, tested };
+
+template <SendEvents which, MPI_T_cb_safety context, bool on_world>
+int isend_raising(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
+                  mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
+  constexpr bool tested = which == SendEvents::tested;
   // Both events' payload, built before forwarding: only the request is left to fill in
   // afterwards, so few values must survive the call.
   mpimon_pml_event e;
-  describe(e, comm, dst, tag, count * datatype->super.size);
+  describe<on_world>(e, comm, dst, tag, count * datatype->super.size);
   const int rc = events.original.pml_isend(buf, count, datatype, dst, tag, mode, comm, request);
   if (rc != OMPI_SUCCESS) [[unlikely]]
     return failed(rc);
   ompi_request_t* r = *request;
   e.request = reinterpret_cast<uintptr_t>(r);
-  if (listened(send_posted_flag)) raise_hot(send_posted_flag, comm, e);
-  if (listened(send_completed_flag)) {
+  if (which == SendEvents::posted || which == SendEvents::both || (tested && listened(send_posted_flag)))
+    raise_hot<context>(send_posted_flag, comm, e);
+  if (which == SendEvents::completed || which == SendEvents::both || (tested && listened(send_completed_flag))) {
     // ob1 completes small sends inside MPI_Isend and returns the shared, already complete
     // ompi_request_empty: the send is complete now.
     if (r == &ompi_request_empty) {
-      raise_hot(send_completed_flag, comm, e);
+      raise_hot<context>(send_completed_flag, comm, e);
     } else {
       arm(r, send_completed);
     }
   }
   return OMPI_SUCCESS;  // (not rc: nothing to keep across the calls)
 }
+
+template <MPI_T_cb_safety context, bool on_world>
+constexpr isend_fn isend_paths[4] = {
+    isend_raising<SendEvents::posted, context, on_world>, isend_raising<SendEvents::completed, context, on_world>,
+    isend_raising<SendEvents::both, context, on_world>, isend_raising<SendEvents::tested, context, on_world>};
+
+// The isend event path for the send events listened to now (before the wrappers are
+// chosen: listeners_changed). A send racing with the change may take the previous path
+// (and miss or raise an event of a type whose first listener or last is just arriving
+// or leaving, as a send racing with the flag's test would).
+void select_isend_path() {
+  const bool posted = listened(send_posted_flag), completed = listened(send_completed_flag);
+  const SendEvents which = posted && completed ? SendEvents::both
+                           : posted            ? SendEvents::posted
+                           : completed         ? SendEvents::completed
+                                               : SendEvents::tested;
+  const bool thread_safe = events.context == MPI_T_CB_REQUIRE_THREAD_SAFE;
+  const isend_fn* paths = thread_safe ? isend_paths<MPI_T_CB_REQUIRE_THREAD_SAFE, false>
+                                      : isend_paths<MPI_T_CB_REQUIRE_MPI_RESTRICTED, false>;
+  const isend_fn* world_paths = thread_safe ? isend_paths<MPI_T_CB_REQUIRE_THREAD_SAFE, true>
+                                            : isend_paths<MPI_T_CB_REQUIRE_MPI_RESTRICTED, true>;
+  __atomic_store_n(&isend_with_events, paths[static_cast<int>(which)], __ATOMIC_RELAXED);
+  __atomic_store_n(&isend_with_events_on_world, world_paths[static_cast<int>(which)], __ATOMIC_RELAXED);
+}
+
+}  // namespace
+
+isend_fn isend_with_events = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, false>;
+isend_fn isend_with_events_on_world = isend_raising<SendEvents::tested, MPI_T_CB_REQUIRE_MPI_RESTRICTED, true>;
 
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm) {

@@ -54,8 +54,12 @@ inline bool receive_events_listened() {
 
 // The wrappers' event paths (the send has been recorded already): forward to the
 // original PML, raise the events, and arm completion callbacks for those that need them.
-int isend_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
-                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request);
+// MPI_Isend's is a pointer to the path of the send events listened to now (posted,
+// completed or both), chosen when listeners change, so that it tests no flag per send;
+// the wrappers jump through it (one instruction, as to a function).
+extern mca_pml_base_module_isend_fn_t isend_with_events __attribute__((visibility("hidden")));
+// The same for a send on MPI_COMM_WORLD (the rank is the world rank: no translation).
+extern mca_pml_base_module_isend_fn_t isend_with_events_on_world __attribute__((visibility("hidden")));
 int send_with_events(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t* comm);
 int irecv_with_events(void* buf, size_t count, ompi_datatype_t* datatype, int src, int tag, ompi_communicator_t* comm,

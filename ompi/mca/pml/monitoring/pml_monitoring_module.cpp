@@ -145,8 +145,9 @@ template <bool split>
 
 // `events`: a tool listens to send events (the send then goes through the event path).
 // Records the send to world rank `peer` and forwards it: to the event path when
-// `events`, else to the PML.
-template <bool split, bool events>
+// `events` (the one for MPI_COMM_WORLD when `world`, whose payload needs no rank
+// translation), else to the PML.
+template <bool split, bool events, bool world = false>
 [[gnu::always_inline]] inline int record_isend(int32_t peer, const void* buf, size_t count, ompi_datatype_t* datatype,
                                                int dst, int tag, mca_pml_base_send_mode_t mode,
                                                ompi_communicator_t* comm, ompi_request_t** request) {
@@ -155,7 +156,8 @@ template <bool split, bool events>
     return forward_isend(isend_slow, buf, count, datatype, dst, tag, mode, comm, request);
   add_message(*counters, count * datatype->super.size);
   if constexpr (events)
-    return forward_isend(isend_with_events, buf, count, datatype, dst, tag, mode, comm, request);
+    return forward_isend(world ? isend_with_events_on_world : isend_with_events, buf, count, datatype, dst, tag, mode,
+                         comm, request);
   else
     return forward_isend(state.original.pml_isend, buf, count, datatype, dst, tag, mode, comm, request);
 }
@@ -181,7 +183,7 @@ template <bool split, bool events>
 int monitored_isend(const void* buf, size_t count, ompi_datatype_t* datatype, int dst, int tag,
                     mca_pml_base_send_mode_t mode, ompi_communicator_t* comm, ompi_request_t** request) {
   if (comm == state.world) [[likely]]
-    return record_isend<split, events>(dst, buf, count, datatype, dst, tag, mode, comm, request);
+    return record_isend<split, events, true>(dst, buf, count, datatype, dst, tag, mode, comm, request);
   int32_t peer;
   if (!find_world_rank(comm, dst, state.job, peer)) [[unlikely]]
     return forward_isend(isend_slow, buf, count, datatype, dst, tag, mode, comm, request);

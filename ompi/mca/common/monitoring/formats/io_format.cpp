@@ -81,12 +81,19 @@ std::string format_prof_files(int32_t me, const FileRegistry& registry, double s
     }
     for (int d = 0; d < kDirectionCount; ++d) {
       const FsTotals& fs = t.fs[d];
-      if (fs.operations == 0) continue;
+      if (fs.operations == 0 && fs.entries.bytes == 0) continue;  // bytes: also a short write's
       out += "# IO_FS\t" + rank + '\t' + id + '\t' + direction_name(static_cast<Direction>(d)) + '\t' +
              std::to_string(fs.operations) + " ops\t" + std::to_string(fs.entries.messages) + " entries\t" +
              std::to_string(fs.entries.bytes) + " bytes\t" + std::to_string(fs.consecutive) + " consecutive\t" +
              std::to_string(fs.sequential) + " sequential\t" + std::to_string(fs.end) + " end\t" +
              dense_histogram(fs.entries) + '\n';
+    }
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const FsTotals& fs = t.fs[d];
+      if (fs.failed_operations == 0) continue;
+      out += "# IO_FS_FAILED\t" + rank + '\t' + id + '\t' + direction_name(static_cast<Direction>(d)) + '\t' +
+             std::to_string(fs.failed_operations) + " failed ops\t" + std::to_string(fs.failed_bytes) +
+             " failed bytes\n";
     }
     for (const auto& [peer, traffic] : t.shuffle) {
       out += "# IO_SHUFFLE\t" + rank + '\t' + id + '\t' + std::to_string(peer) + '\t' + std::to_string(traffic.bytes) +
@@ -118,12 +125,18 @@ std::string format_job_files(int32_t me, const FileRegistry& registry, double se
     }
     for (int d = 0; d < kDirectionCount; ++d) {
       const FsTotals& fs = t.fs[d];
-      if (fs.operations == 0) continue;
+      if (fs.operations == 0 && fs.entries.bytes == 0) continue;  // bytes: also a short write's
       out += "io_fs " + rank + ' ' + id + ' ' + direction_name(static_cast<Direction>(d)) + ' ' +
              std::to_string(fs.operations) + ' ' + std::to_string(fs.entries.messages) + ' ' +
              std::to_string(fs.entries.bytes) + ' ' + std::to_string(fs.consecutive) + ' ' +
              std::to_string(fs.sequential) + ' ' + std::to_string(fs.end) + ' ' +
              (fs.entries.messages ? sparse_histogram(fs.entries) : "-") + '\n';
+    }
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const FsTotals& fs = t.fs[d];
+      if (fs.failed_operations == 0) continue;
+      out += "io_fs_failed " + rank + ' ' + id + ' ' + direction_name(static_cast<Direction>(d)) + ' ' +
+             std::to_string(fs.failed_operations) + ' ' + std::to_string(fs.failed_bytes) + '\n';
     }
     for (const auto& [peer, traffic] : t.shuffle)
       out += "io_shuffle " + rank + ' ' + id + ' ' + std::to_string(peer) + ' ' + std::to_string(traffic.messages) +

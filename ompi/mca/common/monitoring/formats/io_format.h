@@ -15,6 +15,7 @@
 //   sequential
 //     	<B> end	<h0>,...,<h65>
 //   # IO_SHUFFLE	<me>	<identity>	<peer>	<B> bytes	<n> msgs sent
+//   # IO_FS_FAILED	<me>	<identity>	<read|write>	<n> failed ops	<B> failed bytes
 //
 // Job-file annotations (format version 3; names escaped as communicator names):
 //
@@ -24,10 +25,13 @@
 //   io_asked <me> <identity> <access> <calls> <bytes> <bucket>:<count>,...
 //   io_fs <me> <identity> <read|write> <ops> <entries> <bytes> <consecutive> <sequential> <end> <bucket>:<count>,...
 //   io_shuffle <me> <identity> <peer> <messages> <bytes>
+//   io_fs_failed <me> <identity> <read|write> <failed ops> <failed bytes>   (added in version 3:
+//           readers that do not know it skip it, as every unknown annotation)
 //
 // One file per identity and rank: a process's records of one identity (a file reopened,
 // or open twice at once) are summed. Lines only for what happened: io_asked per access
-// family with calls, io_fs per direction with operations, io_shuffle per peer.
+// family with calls, io_fs per direction with operations, io_fs_failed per direction with
+// failed operations, io_shuffle per peer.
 #pragma once
 
 #include <string>

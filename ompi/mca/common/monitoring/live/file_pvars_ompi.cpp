@@ -12,7 +12,7 @@
 namespace mpimon::mpi_io {
 namespace {
 
-enum class FileVariable { calls, size, fs_count, fs_size, time, aggregator_count };
+enum class FileVariable { calls, size, fs_count, fs_size, fs_failed_count, fs_failed_size, time, aggregator_count };
 
 int values_of(FileVariable v) {
   switch (v) {
@@ -21,6 +21,8 @@ int values_of(FileVariable v) {
       return kAccessCount;
     case FileVariable::fs_count:
     case FileVariable::fs_size:
+    case FileVariable::fs_failed_count:
+    case FileVariable::fs_failed_size:
       return kDirectionCount;
     case FileVariable::time:
       return kTimerCount;
@@ -47,6 +49,12 @@ int read_file_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
         break;
       case FileVariable::fs_size:
         for (int d = 0; d < kDirectionCount; ++d) out[d] = r.fs(static_cast<Direction>(d)).entries.bytes;
+        break;
+      case FileVariable::fs_failed_count:
+        for (int d = 0; d < kDirectionCount; ++d) out[d] = r.fs(static_cast<Direction>(d)).failed_operations;
+        break;
+      case FileVariable::fs_failed_size:
+        for (int d = 0; d < kDirectionCount; ++d) out[d] = r.fs(static_cast<Direction>(d)).failed_bytes;
         break;
       case FileVariable::time: {
         const double seconds_per_tick = files.clock().seconds_per_tick();
@@ -87,10 +95,18 @@ void register_file_variables() {
        MCA_BASE_PVAR_CLASS_COUNTER, FileVariable::calls},
       {"size", "Bytes asked (count x type size) per access family, in the order of io_monitoring_calls (mpimon)",
        MCA_BASE_PVAR_CLASS_AGGREGATE, FileVariable::size},
-      {"fs_count", "Operations ompio handed to the file's fbtl: read, write (ompio only; 0 under ROMIO) (mpimon)",
+      {"fs_count",
+       "Operations ompio handed to the file's fbtl that did not fail: read, write (ompio only; 0 under ROMIO) "
+       "(mpimon)",
        MCA_BASE_PVAR_CLASS_COUNTER, FileVariable::fs_count},
       {"fs_size", "Bytes of those operations: read, write (mpimon)", MCA_BASE_PVAR_CLASS_AGGREGATE,
        FileVariable::fs_size},
+      {"fs_failed_count",
+       "Operations the file's fbtl failed (an error, or a write that moved fewer bytes than asked: a full disk): "
+       "read, write; never in io_monitoring_fs_count (mpimon)",
+       MCA_BASE_PVAR_CLASS_COUNTER, FileVariable::fs_failed_count},
+      {"fs_failed_size", "Bytes those failed operations did not move: read, write (mpimon)",
+       MCA_BASE_PVAR_CLASS_AGGREGATE, FileVariable::fs_failed_size},
       {"time", "Seconds inside read, write and metadata calls on the file (mpimon)", MCA_BASE_PVAR_CLASS_TIMER,
        FileVariable::time},
       {"aggregator_count",

@@ -15,22 +15,27 @@ namespace {
 
 constexpr int32_t kHighestRank = 2147483646;  // MPI sizes are int
 
-// One line split into fields, with the error message shape every reader uses.
-class Fields {
- public:
-  Fields(std::string_view line, char separator, std::string_view source, size_t line_no)
-      : source_(source), line_no_(line_no) {
-    while (!line.empty()) {
-      const size_t end = std::min(line.find(separator), line.size());
-      if (end > 0 || separator == '\t') fields_.push_back(line.substr(0, end));
-      line.remove_prefix(end == line.size() ? end : end + 1);
-    }
-  }
-  Fields(const std::vector<std::string>& fields, std::string_view source, size_t line_no)
-      : source_(source), line_no_(line_no) {
-    for (const std::string& f : fields) fields_.emplace_back(f);
-  }
+// The two spellings of the I/O lines: .prof lines ("# IO_FS", tab-separated, counts with
+// their unit: "3 ops", histograms as 66 counts) and job-file annotations ("io_fs",
+// space-separated, bare counts, histograms as <bucket>:<count> pairs). One record table
+// (kRecords) reads both; Line is the per-dialect accessor of a line's fields.
+enum class Dialect { prof, job };
 
+// How a count or a time is written: "<n> <prof>" in .prof lines; in job files a bare
+// number, `job` naming it in errors.
+struct Unit {
+  const char* prof;
+  const char* job;
+};
+
+class Line {
+ public:
+  Line(Dialect dialect, std::vector<std::string_view> fields, std::string_view source, size_t line_no,
+       int32_t world_size)
+      : dialect_(dialect), fields_(std::move(fields)), source_(source), line_no_(line_no), world_size_(world_size) {}
+
+  Dialect dialect() const { return dialect_; }
+  int32_t world_size() const { return world_size_; }
   [[noreturn]] void fail(const std::string& expected) const {
     throw FormatError(std::string(source_) + ":" + std::to_string(line_no_) + ": expected " + expected);
   }
@@ -39,48 +44,48 @@ class Fields {
     if (fields_.size() != n)
       fail(std::string(form) + " (" + std::to_string(n) + " fields), found " + std::to_string(fields_.size()));
   }
-  std::string_view operator[](size_t i) const { return fields_[i]; }
 
-  uint64_t count(size_t i, const char* what) const { return count_text(fields_[i], what); }
-  // "<n> <unit>" (.prof fields)
-  uint64_t count_with_unit(size_t i, std::string_view unit) const {
-    const std::string_view f = fields_[i];
-    const size_t space = f.find(' ');
-    if (space == std::string_view::npos || f.substr(space + 1) != unit)
-      fail("'<count> " + std::string(unit) + "', found '" + std::string(f) + "'");
-    return count_text(f.substr(0, space), std::string(unit).c_str());
-  }
-  double seconds_with_unit(size_t i, std::string_view unit) const {
-    const std::string_view f = fields_[i];
-    const size_t space = f.find(' ');
-    if (space == std::string_view::npos || f.substr(space + 1) != unit)
-      fail("'<seconds> " + std::string(unit) + "', found '" + std::string(f) + "'");
-    return seconds(f.substr(0, space));
-  }
-  double seconds(std::string_view text) const {
-    const std::string s(text);
-    char* end = nullptr;
-    const double value = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || value < 0 || s.front() == '+' ||
-        s.find_first_of("xXeEnN") != std::string::npos)
-      fail("seconds (a non-negative decimal number), found '" + s + "'");
-    return value;
-  }
-  int32_t rank(size_t i, int32_t world_size) const {
-    const uint64_t value = count_text(fields_[i], "a rank");
-    if (value >= static_cast<uint64_t>(world_size)) fail("a rank in [0, " + std::to_string(world_size) + ")");
-    return static_cast<int32_t>(value);
-  }
-  std::string_view identity(size_t i) const {
-    const std::string_view f = fields_[i];
+  // The next field, as it is written.
+  std::string_view text() { return fields_[next_++]; }
+  std::string_view identity() {
+    const std::string_view f = text();
     bool hex = f.size() == 16;
     for (const char c : f) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
     if (!hex) fail("a file identity (16 lower-case hex digits), found '" + std::string(f) + "'");
     return f;
   }
-  // 66 comma-separated counts (.prof) or <bucket>:<count> pairs (job file) summing to `total`.
-  void histogram(size_t i, bool dense, uint64_t total, Counters& into) const {
-    std::string_view h = fields_[i];
+  // A world rank: below the job file's world size; any MPI rank in .prof lines (a .prof
+  // file does not say the world size).
+  int32_t rank() {
+    const int32_t bound = dialect_ == Dialect::job ? world_size_ : kHighestRank + 1;
+    const uint64_t value = count_text(text(), "a rank");
+    if (value >= static_cast<uint64_t>(bound)) fail("a rank in [0, " + std::to_string(bound) + ")");
+    return static_cast<int32_t>(value);
+  }
+  uint64_t count(Unit unit) {
+    if (dialect_ == Dialect::job) return count_text(text(), unit.job);
+    return count_text(unit_value(unit.prof, "count"), unit.prof);
+  }
+  double seconds(Unit unit) {
+    return seconds_text(dialect_ == Dialect::job ? text() : unit_value(unit.prof, "seconds"));
+  }
+  mpi_io::Access access() {
+    const std::string_view f = text();
+    Access access;
+    if (!parse_access(f, access)) fail("an access (read_at ... write_ordered), found '" + std::string(f) + "'");
+    return access;
+  }
+  Direction direction() {
+    const std::string_view f = text();
+    Direction d;
+    if (!parse_direction(f, d)) fail("read or write, found '" + std::string(f) + "'");
+    return d;
+  }
+  // A histogram of `total` counts, added to `into`: 66 comma-separated counts (.prof) or
+  // the non-zero buckets as <bucket>:<count> ("-" for none) (job files).
+  void histogram(uint64_t total, Counters& into) {
+    const bool dense = dialect_ == Dialect::prof;
+    std::string_view h = text();
     uint64_t sum = 0;
     uint64_t buckets[kHistogramBuckets] = {};
     if (!dense && h == "-") {
@@ -116,8 +121,21 @@ class Fields {
     for (int b = 0; b < kHistogramBuckets; ++b) into.histogram[b] += buckets[b];
     into.messages += total;
   }
+  // Adds with the readers' bound (sums stay below 2^60).
+  void add(uint64_t& into, uint64_t value) const {
+    if (value >= kCountLimit - into) fail("counts whose sum over the inputs stays below 2^60");
+    into += value;
+  }
 
  private:
+  // "<value> <unit>" -> value
+  std::string_view unit_value(std::string_view unit, const char* what) {
+    const std::string_view f = text();
+    const size_t space = f.find(' ');
+    if (space == std::string_view::npos || f.substr(space + 1) != unit)
+      fail("'<" + std::string(what) + "> " + std::string(unit) + "', found '" + std::string(f) + "'");
+    return f.substr(0, space);
+  }
   uint64_t count_text(std::string_view text, const char* what) const {
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -126,21 +144,149 @@ class Fields {
     if (value >= kCountLimit) fail(std::string(what) + " below 2^60, found " + std::string(text));
     return value;
   }
+  double seconds_text(std::string_view text) const {
+    const std::string s(text);
+    char* end = nullptr;
+    const double value = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || value < 0 || s.front() == '+' ||
+        s.find_first_of("xXeEnN") != std::string::npos)
+      fail("seconds (a non-negative decimal number), found '" + s + "'");
+    return value;
+  }
 
+  Dialect dialect_;
   std::vector<std::string_view> fields_;
+  size_t next_ = 0;
   std::string_view source_;
   size_t line_no_;
+  int32_t world_size_;
 };
 
-// Adds with the readers' bound (sums stay below 2^60).
-void add(uint64_t& into, uint64_t value, const Fields& f) {
-  if (value >= kCountLimit - into) f.fail("counts whose sum over the inputs stays below 2^60");
-  into += value;
+void set_name(FileInfo& info, std::string_view field, const Line& l) {
+  const std::string name = unescape_name(field);
+  if (!info.name.empty() && info.name != name) l.fail("one name per file identity, found '" + name + "'");
+  info.name = name;
 }
 
-std::string unescape(std::string_view field) { return unescape_name(field); }
-
 }  // namespace
+
+// The I/O record kinds: one reader per kind, for both dialects (docs/formats.md, "MPI-IO").
+struct IoRecordKinds {
+  using Read = void (*)(Line&, IoTable&);
+  struct Kind {
+    std::string_view prof, job;  // "" when that dialect has no such line
+    size_t prof_fields, job_fields;
+    const char *prof_form, *job_form;
+    Read read;
+  };
+
+  // io_file <identity> <name> <world ranks> (job files only: .prof lines carry the name
+  // on # IO_FILE and no member list)
+  static void file(Line& l, IoTable& table) {
+    FileInfo& info = table.file(l.identity());
+    set_name(info, l.text(), l);
+    const std::string_view ranks = l.text();
+    std::vector<int32_t> members;
+    if (!parse_rank_ranges(ranks, l.world_size(), members))
+      l.fail("world ranks as ranges (e.g. 0-3,8) within the world size, found '" + std::string(ranks) + "'");
+    if (!info.members.empty() && info.members != members) l.fail("one member list per file identity");
+    info.members = std::move(members);
+  }
+  // # IO_FILE / io_rank: one rank's components, metadata calls, call kinds and times.
+  static void rank(Line& l, IoTable& table) {
+    const int32_t me = l.rank();
+    FileInfo& info = table.file(l.identity());
+    if (l.dialect() == Dialect::prof) set_name(info, l.text(), l);
+    RankUse& use = info.ranks[me];
+    if (const std::string_view io = l.text(); io != "-") use.io = std::string(io);
+    if (const std::string_view fcoll = l.text(); fcoll != "-") use.fcoll = std::string(fcoll);
+    for (int m = 0; m < kMetaOpCount; ++m)
+      l.add(use.meta[m], l.count({meta_op_name(static_cast<MetaOp>(m)), "a metadata call count"}));
+    l.add(use.nonblocking_calls, l.count({"nonblocking", "a nonblocking call count"}));
+    l.add(use.split_calls, l.count({"split", "a split call count"}));
+    l.add(use.collective_calls, l.count({"collective", "a collective call count"}));
+    l.add(use.aggregated_calls, l.count({"aggregated", "an aggregated call count"}));
+    static constexpr Unit kTimes[kTimerCount] = {{"s read", ""}, {"s write", ""}, {"s meta", ""}};
+    for (int t = 0; t < kTimerCount; ++t) use.seconds[t] += l.seconds(kTimes[t]);
+  }
+  static void asked(Line& l, IoTable& table) {
+    const int32_t me = l.rank();
+    FileInfo& info = table.file(l.identity());
+    const int access = static_cast<int>(l.access());
+    const uint64_t calls = l.count({"calls", "a call count"});
+    PeerTraffic& t = info.ranks[me].asked[access];
+    l.add(t.messages, calls);
+    l.add(t.bytes, l.count({"bytes", "a byte count"}));
+    l.histogram(calls, info.asked_sizes[access]);
+  }
+  static void fs(Line& l, IoTable& table) {
+    const int32_t me = l.rank();
+    FileInfo& info = table.file(l.identity());
+    const int d = static_cast<int>(l.direction());
+    RankUse::Fs& fs = info.ranks[me].fs[d];
+    l.add(fs.operations, l.count({"ops", "an operation count"}));
+    const uint64_t entries = l.count({"entries", "an entry count"});
+    l.add(fs.entries, entries);
+    l.add(fs.bytes, l.count({"bytes", "a byte count"}));
+    l.add(fs.consecutive, l.count({"consecutive", "a consecutive count"}));
+    l.add(fs.sequential, l.count({"sequential", "a sequential count"}));
+    fs.end = std::max(fs.end, l.count({"end", "an end offset"}));
+    l.histogram(entries, info.fs_sizes[d]);
+  }
+  static void fs_failed(Line& l, IoTable& table) {
+    const int32_t me = l.rank();
+    FileInfo& info = table.file(l.identity());
+    RankUse::Fs& fs = info.ranks[me].fs[static_cast<int>(l.direction())];
+    l.add(fs.failed_operations, l.count({"failed ops", "a failed operation count"}));
+    l.add(fs.failed_bytes, l.count({"failed bytes", "a byte count"}));
+  }
+  static void shuffle(Line& l, IoTable& table) {
+    const int32_t me = l.rank();
+    FileInfo& info = table.file(l.identity());
+    PeerTraffic& t = info.ranks[me].shuffle[l.rank()];
+    // The two dialects write them in opposite orders.
+    if (l.dialect() == Dialect::prof) {
+      l.add(t.bytes, l.count({"bytes", ""}));
+      l.add(t.messages, l.count({"msgs sent", ""}));
+    } else {
+      l.add(t.messages, l.count({"", "a message count"}));
+      l.add(t.bytes, l.count({"", "a byte count"}));
+    }
+  }
+
+  static constexpr Kind kKinds[] = {
+      {"", "io_file", 0, 3, "", "'io_file <identity> <name> <world ranks>'", file},
+      {"# IO_FILE", "io_rank", 18, 17,
+       "'# IO_FILE <me> <identity> <name> <io> <fcoll> <6 metadata counts> <nonblocking> <split> <collective> "
+       "<aggregated> <read s> <write s> <meta s>'",
+       "'io_rank <me> <identity> <io> <fcoll> <6 metadata counts> <nonblocking> <split> <collective> <aggregated> "
+       "<read s> <write s> <meta s>'",
+       rank},
+      {"# IO_ASKED", "io_asked", 6, 6, "'# IO_ASKED <me> <identity> <access> <n> calls <B> bytes <histogram>'",
+       "'io_asked <me> <identity> <access> <calls> <bytes> <histogram>'", asked},
+      {"# IO_FS", "io_fs", 10, 10,
+       "'# IO_FS <me> <identity> <read|write> <n> ops <n> entries <B> bytes <n> consecutive <n> sequential <B> end "
+       "<histogram>'",
+       "'io_fs <me> <identity> <read|write> <ops> <entries> <bytes> <consecutive> <sequential> <end> <histogram>'", fs},
+      {"# IO_FS_FAILED", "io_fs_failed", 5, 5,
+       "'# IO_FS_FAILED <me> <identity> <read|write> <n> failed ops <B> failed bytes'",
+       "'io_fs_failed <me> <identity> <read|write> <failed ops> <failed bytes>'", fs_failed},
+      {"# IO_SHUFFLE", "io_shuffle", 5, 5, "'# IO_SHUFFLE <me> <identity> <peer> <B> bytes <n> msgs sent'",
+       "'io_shuffle <me> <identity> <peer> <messages> <bytes>'", shuffle},
+  };
+
+  static void read(const Kind& kind, Line& l, IoTable& table) {
+    const bool prof = l.dialect() == Dialect::prof;
+    l.expect_size(prof ? kind.prof_fields : kind.job_fields, prof ? kind.prof_form : kind.job_form);
+    kind.read(l, table);
+  }
+  static std::string prof_kinds() {
+    std::string out;
+    for (const Kind& k : kKinds)
+      if (!k.prof.empty()) out += (out.empty() ? "" : ", ") + std::string(k.prof);
+    return out;
+  }
+};
 
 uint64_t RankUse::asked_bytes(Direction d) const {
   uint64_t sum = 0;
@@ -161,14 +307,12 @@ void IoTable::merge(const IoTable& other) {
     FileInfo& ours = files_[identity];
     if (ours.name.empty()) ours.name = theirs.name;
     if (ours.members.empty()) ours.members = theirs.members;
-    for (int a = 0; a < kAccessCount; ++a) {
-      ours.asked_sizes[a].messages += theirs.asked_sizes[a].messages;
-      for (int b = 0; b < kHistogramBuckets; ++b)
-        ours.asked_sizes[a].histogram[b] += theirs.asked_sizes[a].histogram[b];
-    }
-    for (int d = 0; d < kDirectionCount; ++d) {
-      ours.fs_sizes[d].messages += theirs.fs_sizes[d].messages;
-      for (int b = 0; b < kHistogramBuckets; ++b) ours.fs_sizes[d].histogram[b] += theirs.fs_sizes[d].histogram[b];
+    for (auto [mine, their] : {std::pair{&ours.asked_sizes, &theirs.asked_sizes}, {&ours.fs_sizes, &theirs.fs_sizes}}) {
+      for (const auto& [index, counters] : *their) {
+        Counters& c = (*mine)[index];
+        c.messages += counters.messages;
+        for (int b = 0; b < kHistogramBuckets; ++b) c.histogram[b] += counters.histogram[b];
+      }
     }
     for (const auto& [rank, use] : theirs.ranks) {
       RankUse& mine = ours.ranks[rank];
@@ -191,6 +335,8 @@ void IoTable::merge(const IoTable& other) {
         mine.fs[d].consecutive += use.fs[d].consecutive;
         mine.fs[d].sequential += use.fs[d].sequential;
         mine.fs[d].end = std::max(mine.fs[d].end, use.fs[d].end);
+        mine.fs[d].failed_operations += use.fs[d].failed_operations;
+        mine.fs[d].failed_bytes += use.fs[d].failed_bytes;
       }
       for (const auto& [peer, t] : use.shuffle) {
         mine.shuffle[peer].messages += t.messages;
@@ -209,149 +355,31 @@ bool IoTable::add_prof_line(std::string_view line, std::string_view source, size
   if (line == "# MPI-IO") return true;
   const size_t tab = line.find('\t');
   const std::string_view kind = line.substr(0, tab);
-  if (tab == std::string_view::npos)
-    Fields(line, '\t', source, line_no).fail("tab-separated fields after " + std::string(kind));
-  const Fields f(line.substr(tab + 1), '\t', source, line_no);
-  if (kind == "# IO_FILE") {
-    f.expect_size(18,
-                  "'# IO_FILE <me> <identity> <name> <io> <fcoll> <6 metadata counts> <nonblocking> <split> "
-                  "<collective> <aggregated> <read s> <write s> <meta s>'");
-    const int32_t me = f.rank(0, kHighestRank + 1);
-    FileInfo& info = file(f.identity(1));
-    const std::string name = unescape(f[2]);
-    if (!info.name.empty() && info.name != name) f.fail("one name per file identity, found '" + name + "'");
-    info.name = name;
-    RankUse& use = info.ranks[me];
-    if (f[3] != "-") use.io = std::string(f[3]);
-    if (f[4] != "-") use.fcoll = std::string(f[4]);
-    for (int m = 0; m < kMetaOpCount; ++m)
-      add(use.meta[m], f.count_with_unit(5 + m, meta_op_name(static_cast<MetaOp>(m))), f);
-    add(use.nonblocking_calls, f.count_with_unit(11, "nonblocking"), f);
-    add(use.split_calls, f.count_with_unit(12, "split"), f);
-    add(use.collective_calls, f.count_with_unit(13, "collective"), f);
-    add(use.aggregated_calls, f.count_with_unit(14, "aggregated"), f);
-    use.seconds[0] += f.seconds_with_unit(15, "s read");
-    use.seconds[1] += f.seconds_with_unit(16, "s write");
-    use.seconds[2] += f.seconds_with_unit(17, "s meta");
-    return true;
+  std::vector<std::string_view> fields;
+  for (std::string_view rest = tab == std::string_view::npos ? std::string_view() : line.substr(tab + 1);
+       !rest.empty();) {
+    const size_t end = std::min(rest.find('\t'), rest.size());
+    fields.push_back(rest.substr(0, end));
+    rest.remove_prefix(end == rest.size() ? end : end + 1);
   }
-  if (kind == "# IO_ASKED") {
-    f.expect_size(6, "'# IO_ASKED <me> <identity> <access> <n> calls <B> bytes <histogram>'");
-    const int32_t me = f.rank(0, kHighestRank + 1);
-    FileInfo& info = file(f.identity(1));
-    Access access;
-    if (!parse_access(f[2], access)) f.fail("an access (read_at ... write_ordered), found '" + std::string(f[2]) + "'");
-    const uint64_t calls = f.count_with_unit(3, "calls");
-    PeerTraffic& t = info.ranks[me].asked[static_cast<int>(access)];
-    add(t.messages, calls, f);
-    add(t.bytes, f.count_with_unit(4, "bytes"), f);
-    Counters& h = info.asked_sizes[static_cast<int>(access)];
-    f.histogram(5, true, calls, h);
-    return true;
+  Line l(Dialect::prof, std::move(fields), source, line_no, 0);
+  if (tab == std::string_view::npos) l.fail("tab-separated fields after " + std::string(kind));
+  for (const IoRecordKinds::Kind& k : IoRecordKinds::kKinds) {
+    if (!k.prof.empty() && k.prof == kind) {
+      IoRecordKinds::read(k, l, *this);
+      return true;
+    }
   }
-  if (kind == "# IO_FS") {
-    f.expect_size(10,
-                  "'# IO_FS <me> <identity> <read|write> <n> ops <n> entries <B> bytes <n> consecutive <n> "
-                  "sequential <B> end <histogram>'");
-    const int32_t me = f.rank(0, kHighestRank + 1);
-    FileInfo& info = file(f.identity(1));
-    Direction d;
-    if (!parse_direction(f[2], d)) f.fail("read or write, found '" + std::string(f[2]) + "'");
-    RankUse::Fs& fs = info.ranks[me].fs[static_cast<int>(d)];
-    add(fs.operations, f.count_with_unit(3, "ops"), f);
-    const uint64_t entries = f.count_with_unit(4, "entries");
-    add(fs.entries, entries, f);
-    add(fs.bytes, f.count_with_unit(5, "bytes"), f);
-    add(fs.consecutive, f.count_with_unit(6, "consecutive"), f);
-    add(fs.sequential, f.count_with_unit(7, "sequential"), f);
-    fs.end = std::max(fs.end, f.count_with_unit(8, "end"));
-    f.histogram(9, true, entries, info.fs_sizes[static_cast<int>(d)]);
-    return true;
-  }
-  if (kind == "# IO_SHUFFLE") {
-    f.expect_size(5, "'# IO_SHUFFLE <me> <identity> <peer> <B> bytes <n> msgs sent'");
-    const int32_t me = f.rank(0, kHighestRank + 1);
-    FileInfo& info = file(f.identity(1));
-    const int32_t peer = f.rank(2, kHighestRank + 1);
-    PeerTraffic& t = info.ranks[me].shuffle[peer];
-    add(t.bytes, f.count_with_unit(3, "bytes"), f);
-    add(t.messages, f.count_with_unit(4, "msgs sent"), f);
-    return true;
-  }
-  f.fail("an I/O line (# IO_FILE, # IO_ASKED, # IO_FS, # IO_SHUFFLE), found '" + std::string(kind) + "'");
+  l.fail("an I/O line (" + IoRecordKinds::prof_kinds() + "), found '" + std::string(kind) + "'");
 }
 
 bool IoTable::add_job_annotation(const JobAnnotation& a, std::string_view source, int32_t world_size) {
   if (a.keyword.rfind("io_", 0) != 0) return false;
-  const Fields f(a.fields, source, a.line);
-  if (a.keyword == "io_file") {
-    f.expect_size(3, "'io_file <identity> <name> <world ranks>'");
-    FileInfo& info = file(f.identity(0));
-    const std::string name = unescape(f[1]);
-    if (!info.name.empty() && info.name != name) f.fail("one name per file identity, found '" + name + "'");
-    info.name = name;
-    std::vector<int32_t> members;
-    if (!parse_rank_ranges(f[2], world_size, members))
-      f.fail("world ranks as ranges (e.g. 0-3,8) within the world size, found '" + std::string(f[2]) + "'");
-    if (!info.members.empty() && info.members != members) f.fail("one member list per file identity");
-    info.members = std::move(members);
-    return true;
-  }
-  if (a.keyword == "io_rank") {
-    f.expect_size(17,
-                  "'io_rank <me> <identity> <io> <fcoll> <6 metadata counts> <nonblocking> <split> "
-                  "<collective> <aggregated> <read s> <write s> <meta s>'");
-    const int32_t me = f.rank(0, world_size);
-    RankUse& use = file(f.identity(1)).ranks[me];
-    if (f[2] != "-") use.io = std::string(f[2]);
-    if (f[3] != "-") use.fcoll = std::string(f[3]);
-    for (int m = 0; m < kMetaOpCount; ++m) add(use.meta[m], f.count(4 + m, "a metadata call count"), f);
-    add(use.nonblocking_calls, f.count(10, "a nonblocking call count"), f);
-    add(use.split_calls, f.count(11, "a split call count"), f);
-    add(use.collective_calls, f.count(12, "a collective call count"), f);
-    add(use.aggregated_calls, f.count(13, "an aggregated call count"), f);
-    for (int t = 0; t < kTimerCount; ++t) use.seconds[t] += f.seconds(f[14 + t]);
-    return true;
-  }
-  if (a.keyword == "io_asked") {
-    f.expect_size(6, "'io_asked <me> <identity> <access> <calls> <bytes> <histogram>'");
-    const int32_t me = f.rank(0, world_size);
-    FileInfo& info = file(f.identity(1));
-    Access access;
-    if (!parse_access(f[2], access)) f.fail("an access (read_at ... write_ordered), found '" + std::string(f[2]) + "'");
-    const uint64_t calls = f.count(3, "a call count");
-    PeerTraffic& t = info.ranks[me].asked[static_cast<int>(access)];
-    add(t.messages, calls, f);
-    add(t.bytes, f.count(4, "a byte count"), f);
-    f.histogram(5, false, calls, info.asked_sizes[static_cast<int>(access)]);
-    return true;
-  }
-  if (a.keyword == "io_fs") {
-    f.expect_size(10,
-                  "'io_fs <me> <identity> <read|write> <ops> <entries> <bytes> <consecutive> <sequential> "
-                  "<end> <histogram>'");
-    const int32_t me = f.rank(0, world_size);
-    FileInfo& info = file(f.identity(1));
-    Direction d;
-    if (!parse_direction(f[2], d)) f.fail("read or write, found '" + std::string(f[2]) + "'");
-    RankUse::Fs& fs = info.ranks[me].fs[static_cast<int>(d)];
-    add(fs.operations, f.count(3, "an operation count"), f);
-    const uint64_t entries = f.count(4, "an entry count");
-    add(fs.entries, entries, f);
-    add(fs.bytes, f.count(5, "a byte count"), f);
-    add(fs.consecutive, f.count(6, "a consecutive count"), f);
-    add(fs.sequential, f.count(7, "a sequential count"), f);
-    fs.end = std::max(fs.end, f.count(8, "an end offset"));
-    f.histogram(9, false, entries, info.fs_sizes[static_cast<int>(d)]);
-    return true;
-  }
-  if (a.keyword == "io_shuffle") {
-    f.expect_size(5, "'io_shuffle <me> <identity> <peer> <messages> <bytes>'");
-    const int32_t me = f.rank(0, world_size);
-    FileInfo& info = file(f.identity(1));
-    PeerTraffic& t = info.ranks[me].shuffle[f.rank(2, world_size)];
-    add(t.messages, f.count(3, "a message count"), f);
-    add(t.bytes, f.count(4, "a byte count"), f);
+  for (const IoRecordKinds::Kind& k : IoRecordKinds::kKinds) {
+    if (k.job != a.keyword) continue;
+    std::vector<std::string_view> fields(a.fields.begin(), a.fields.end());
+    Line l(Dialect::job, std::move(fields), source, a.line, world_size);
+    IoRecordKinds::read(k, l, *this);
     return true;
   }
   return false;  // a later version's io_ annotation: skipped, as unknown keywords are

@@ -32,6 +32,8 @@ void add_fs(FsTotals& into, const FsTotals& from) {
   into.consecutive += from.consecutive;
   into.sequential += from.sequential;
   into.end = std::max(into.end, from.end);
+  into.failed_operations += from.failed_operations;
+  into.failed_bytes += from.failed_bytes;
 }
 
 }  // namespace
@@ -161,6 +163,8 @@ FsTotals FileRecord::fs(Direction d) const noexcept {
   out.consecutive = load(s->totals.consecutive);
   out.sequential = load(s->totals.sequential);
   out.end = load(s->totals.end);
+  out.failed_operations = load(s->totals.failed_operations);
+  out.failed_bytes = load(s->totals.failed_bytes);
   return out;
 }
 
@@ -198,7 +202,7 @@ void FileRecord::merge(const FileTotals& other) {
   for (int t = 0; t < kTimerCount; ++t) add(ticks_[t], other.ticks[t]);
   for (int d = 0; d < kDirectionCount; ++d) {
     const FsTotals& o = other.fs[d];
-    if (o.operations == 0 && o.entries.messages == 0) continue;
+    if (o.operations == 0 && o.entries.messages == 0 && o.failed_operations == 0) continue;
     FsTotals& t = fs_state(static_cast<Direction>(d))->totals;
     add(t.operations, o.operations);
     add(t.entries.messages, o.entries.messages);
@@ -208,6 +212,8 @@ void FileRecord::merge(const FileTotals& other) {
     add(t.consecutive, o.consecutive);
     add(t.sequential, o.sequential);
     if (o.end > t.end) std::atomic_ref(t.end).store(o.end, std::memory_order_relaxed);
+    add(t.failed_operations, o.failed_operations);
+    add(t.failed_bytes, o.failed_bytes);
   }
   add(collective_calls_, other.collective_calls);
   add(aggregated_calls_, other.aggregated_calls);

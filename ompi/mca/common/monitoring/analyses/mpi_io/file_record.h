@@ -81,12 +81,21 @@ inline constexpr int kTimerCount = 3;
 // (consecutive entries are sequential too); the first entry is neither. `end`: the
 // highest offset + length of an entry (Darshan's MAX_BYTE_WRITTEN/READ + 1): for writes,
 // the file's size as this process's writes made it.
+//
+// Failed operations (the fbtl returned an error, or a blocking write returned fewer bytes
+// than its entries hold: a full disk) are counted apart and never in `operations`,
+// `entries`, the histogram or the offsets: `failed_operations`, and `failed_bytes` the
+// bytes they did not move (an error: all of their entries' bytes; a short write: what it
+// fell short by). The bytes a short write did move are in `entries.bytes`, so that bytes
+// + failed bytes = all the bytes handed to the fbtl.
 struct FsTotals {
   uint64_t operations = 0;
   Counters entries;
   uint64_t consecutive = 0;
   uint64_t sequential = 0;
   uint64_t end = 0;
+  uint64_t failed_operations = 0;
+  uint64_t failed_bytes = 0;
 };
 
 // Shuffle messages to one peer (the per-peer histogram is in the engine's io_shuffle
@@ -169,6 +178,16 @@ class FileRecord {
     } else {
       add_entries<false>(*s, entries, entry_at);
     }
+  }
+  // One file-system operation that failed (FsTotals): `failed` bytes it did not move,
+  // `moved` bytes it did (a short write).
+  void add_fs_failure(Direction d, uint64_t failed, uint64_t moved = 0) noexcept {
+    FsState* s = fs_[static_cast<int>(d)].load(std::memory_order_acquire);
+    if (s == nullptr) [[unlikely]]
+      s = fs_state(d);
+    add(s->totals.failed_operations, 1);
+    add(s->totals.failed_bytes, failed);
+    if (moved != 0) add(s->totals.entries.bytes, moved);
   }
   // A collective data access ended; `aggregated`: this process accessed the file system
   // in it (the io adapter decides, see docs/io.md).
