@@ -154,6 +154,9 @@ run_inside() {
   trap 'cd /; unmount_under "$root.scratch"; unmount_under "$root"' EXIT
   local target="$root"
   if ((scratch)); then target="$(scratch_layer)"; fi
+  # The root's own folder as a mount point: inside, "/" is then a mount, which `ip netns
+  # exec` and `unshare --mount-proc` need (they change its propagation), as on a machine.
+  mountpoint -q "$target" || mount --bind "$target" "$target"
   mount_basics "$target"
   local dir
   for dir in "$here" "${binds[@]}"; do
