@@ -2,6 +2,7 @@
 // every kind on every kind of communicator, known overlaps, blocked time, the dumps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -102,6 +103,33 @@ TEST(Nbc, EveryKindOnEveryKindOfCommunicatorIsCountedOnce4Ranks) {
 // coll_monitoring_nbc_sampling (docs/nbc-overlap.md#cost-and-sampling): every call (1),
 // the default (one in 128 at random: fewer calls, and the dumps say so) and none (0);
 // the collectives' traffic is counted the same in all three.
+namespace {
+
+// The C records of two jobs of the "kinds" scenario: the same messages on every edge and
+// the same bytes, except inside each half's MPI_Intercomm_create, where Open MPI's leader
+// (world rank 0, 2) broadcasts its group's process names to the other member (1, 3): their
+// length follows the job's name, which holds mpirun's pid, so two jobs can differ by a few
+// bytes there whatever mpimon does (seen on 4.1.4 and 5.0.7: 382 vs 384 bytes on 0 -> 1).
+void expect_same_collective_traffic(const Edges& a, const Edges& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [edge, counters] : a) {
+    ASSERT_EQ(b.count(edge), 1u) << std::get<1>(edge) << " -> " << std::get<2>(edge);
+    const auto& [bytes, messages] = counters;
+    const auto& [other_bytes, other_messages] = b.at(edge);
+    EXPECT_EQ(messages, other_messages) << std::get<1>(edge) << " -> " << std::get<2>(edge);
+    const bool leader_to_member =
+        (std::get<1>(edge) == 0 && std::get<2>(edge) == 1) || (std::get<1>(edge) == 2 && std::get<2>(edge) == 3);
+    if (leader_to_member) {
+      EXPECT_LE(std::max(bytes, other_bytes) - std::min(bytes, other_bytes), 8u)
+          << std::get<1>(edge) << " -> " << std::get<2>(edge);
+    } else {
+      EXPECT_EQ(bytes, other_bytes) << std::get<1>(edge) << " -> " << std::get<2>(edge);
+    }
+  }
+}
+
+}  // namespace
+
 TEST(Nbc, SampledOverlapIsSaidSoAndTrafficIsCountedWhateverIsFollowed4Ranks) {
   struct Followed {
     uint64_t calls = 0;                   // summed over the nbc_overlap lines
@@ -144,8 +172,8 @@ TEST(Nbc, SampledOverlapIsSaidSoAndTrafficIsCountedWhateverIsFollowed4Ranks) {
   EXPECT_EQ(none.calls, 0u);
   EXPECT_TRUE(none.sampling.empty());
   EXPECT_FALSE(every.traffic.empty());
-  EXPECT_EQ(sampled.traffic, every.traffic);
-  EXPECT_EQ(none.traffic, every.traffic);
+  expect_same_collective_traffic(sampled.traffic, every.traffic);
+  expect_same_collective_traffic(none.traffic, every.traffic);
 }
 
 TEST(Nbc, EightMegabyteIallreduceLeftAloneDuringComputationOverlapsLittle4Ranks) {
