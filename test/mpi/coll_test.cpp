@@ -96,7 +96,7 @@ TEST(Coll, OnlyThePmlLayerWhenCollMonitoringIsExcluded4Ranks) {
 }
 
 TEST(Coll, LammpsMeltHasPointToPointAndCollectiveMatrices4Ranks) {
-  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  MPIMON_SKIP_WITHOUT_LAMMPS();
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log",
                                                                              "none", "-screen", "none"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;

@@ -158,7 +158,7 @@ TEST(PmlDump, StandardOutputDump4Ranks) {
 }
 
 TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
-  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  MPIMON_SKIP_WITHOUT_LAMMPS();
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log",
                                                                              "none", "-screen", "none"}));
   expect_success(job);
@@ -176,7 +176,7 @@ TEST(PmlDump, LammpsMelt4RanksRunsMonitored) {
 // collective through the PML's start, where Open MPI's component is wrong, so every rank's
 // point-to-point section must be the same, byte for byte.
 TEST(PmlDump, LammpsMeltPointToPointEqualsOpenMpisComponent4Ranks) {
-  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  MPIMON_SKIP_WITHOUT_LAMMPS();
   const auto program =
       concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"});
   const JobResult distro = run_job(4, program, Components::distro);
@@ -270,8 +270,8 @@ TEST(PmlComponent, MpimonRunMergesTheUsersPmlSelection4Ranks) {
 TEST(PmlComponent, OmpiInfoShowsOurComponentThroughTheEnvironmentScript) {
   // Our component is listed under its own name; its variables under Open MPI's names.
   const JobResult info =
-      run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() +
-                                       OMPI_INFO " && " OMPI_INFO " --param pml monitoring --level 9");
+      run_shell(new_test_folder(), ". " MPIMON_ENV_SCRIPT " && " + sanitizer_environment() + OMPI_INFO " && " +
+                                       sanitizer_environment() + OMPI_INFO " --param pml monitoring --level 9");
   EXPECT_EQ(info.exit_code, 0) << info.output;
   EXPECT_NE(info.output.find("MCA pml: mpimon (MCA v2.1.0"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("Component v" MPIMON_VERSION ")"), std::string::npos) << info.output;

@@ -172,7 +172,7 @@ TEST(JobFile, RecordsEqualThePerRankProfContent8Ranks) {
 }
 
 TEST(JobFile, LammpsMeltRecordsEqualTheProfContent4Ranks) {
-  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  MPIMON_SKIP_WITHOUT_LAMMPS();
   const JobResult job =
       run_job(4, concat_arguments({"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
                                    "--mca", "pml_monitoring_filename", "prof"},

@@ -166,7 +166,7 @@ TEST(ToolsInputs, JobFileFolderAndPrefixGiveTheSameAnswers8Ranks) {
 }
 
 TEST(ToolsInputs, CapturedStandardOutputOfLammpsIsReadLikeTheJobFile4Ranks) {
-  if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
+  MPIMON_SKIP_WITHOUT_LAMMPS();
   const fs::path folder = new_test_folder();
   // LAMMPS prints its progress on stdout, between and around the ranks' dumps.
   const JobResult job = run_job_in(folder, 4,
