@@ -72,7 +72,9 @@ void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mo
 
 // The osc components of the Open MPI the tests run on: 4.1 has pt2pt, 5.0 removed it (its
 // osc components are rdma, sm, ucx, portals4; docs/open-mpi-5.md, "What differs on 5.0").
-inline bool osc_pt2pt_exists() { return std::string(MPIMON_OMPI_VERSION).rfind("4.", 0) == 0; }
+// The Open MPI series the tests run on: 4.1 (Debian 12) or 5.0 (Debian 13's root).
+inline bool open_mpi_4_1() { return std::string(MPIMON_OMPI_VERSION).rfind("4.", 0) == 0; }
+inline bool osc_pt2pt_exists() { return open_mpi_4_1(); }
 // The osc components a test runs its scenario on, one after the other: rdma and pt2pt (4.1),
 // rdma (5.0).
 inline std::vector<std::string> osc_components_to_test() {
@@ -81,10 +83,10 @@ inline std::vector<std::string> osc_components_to_test() {
 }
 
 // ROMIO's io component: romio321 in 4.1, romio341 in 5.0 (same priorities).
-inline std::string romio_component() { return osc_pt2pt_exists() ? "romio321" : "romio341"; }
+inline std::string romio_component() { return open_mpi_4_1() ? "romio321" : "romio341"; }
 // ompio's fcoll components: 5.0 removed two_phase.
 inline std::vector<std::string> fcoll_components() {
-  if (osc_pt2pt_exists()) return {"individual", "vulcan", "dynamic", "dynamic_gen2", "two_phase"};
+  if (open_mpi_4_1()) return {"individual", "vulcan", "dynamic", "dynamic_gen2", "two_phase"};
   return {"individual", "vulcan", "dynamic", "dynamic_gen2"};
 }
 
@@ -92,7 +94,7 @@ inline std::vector<std::string> fcoll_components() {
 // --cpu-set 0 --bind-to core; 5.0's PRRTE refuses that ("not enough slots": its cpu set
 // holds one slot) and names it a PE list with overloading allowed.
 inline std::vector<std::string> every_rank_on_core_zero() {
-  if (osc_pt2pt_exists()) return {"--cpu-set", "0", "--bind-to", "core"};
+  if (open_mpi_4_1()) return {"--cpu-set", "0", "--bind-to", "core"};
   return {"--map-by", "pe-list=0:ordered:oversubscribe", "--bind-to", "core:overload-allowed"};
 }
 
@@ -100,7 +102,7 @@ inline std::vector<std::string> every_rank_on_core_zero() {
 // --rankfile (--map-by rankfile:file=, with a warning) and binds nothing when the node
 // is oversubscribed (as these 2-core machines are) unless overloading is allowed.
 inline std::vector<std::string> rankfile_arguments(const std::string& file) {
-  if (osc_pt2pt_exists()) return {"--rankfile", file};
+  if (open_mpi_4_1()) return {"--rankfile", file};
   return {"--map-by", "rankfile:file=" + file, "--bind-to", "core:overload-allowed"};
 }
 
