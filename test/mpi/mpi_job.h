@@ -47,7 +47,8 @@ std::vector<std::string> concat_arguments(std::vector<std::string> a, const std:
 
 // Arguments that switch on monitoring with per-rank dump files <folder>/prof.<rank>.prof.
 std::vector<std::string> monitoring_arguments(int level = 2);
-// Arguments that force MPI_Reduce to a binary tree (8 ranks: edges 1,2->0; 3,5->1; 4,6->2; 7->3).
+// Arguments that force MPI_Reduce to a binary tree (8 ranks: edges 1,2->0; 3,5->1; 4,6->2; 7->3),
+// also on a communicator spanning hosts (5.0's coll/han would take collectives over there).
 std::vector<std::string> binary_tree_reduce_arguments();
 
 // (kind, sender, peer) -> (bytes, messages) over all prof.<rank>.prof files of a job.
