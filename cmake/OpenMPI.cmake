@@ -74,6 +74,14 @@ find_program(MPIRUN_EXECUTABLE NAMES mpirun.openmpi REQUIRED)
 find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
 find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
 find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
+# Where Open MPI reads its system parameter file (openmpi-mca-params.conf: Debian's excludes
+# UCX there), whose selections a monitored job merges (tools/mpimon/open_mpi_settings.h).
+execute_process(COMMAND ${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable
+                OUTPUT_VARIABLE _sysconfdir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _status)
+string(REGEX REPLACE "^path:sysconfdir:" "" OMPI_SYSCONFDIR "${_sysconfdir}")
+if(NOT _status EQUAL 0 OR OMPI_SYSCONFDIR STREQUAL "" OR OMPI_SYSCONFDIR STREQUAL _sysconfdir)
+  message(FATAL_ERROR "${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable: no sysconfdir (${_sysconfdir})")
+endif()
 
 # The series' adapter headers (ompi_series.h and what it needs) and, on 5.0, the
 # external PMIx (its headers are not in ompi-c.pc's flags) and our stand-ins for the

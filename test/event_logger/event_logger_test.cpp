@@ -249,10 +249,6 @@ TEST(EventLogger, LinesNameElementsAndCollectiveKinds4Ranks) {
 // (b) A real application: LAMMPS' melt example completes under the logger and logs.
 TEST(EventLogger, LammpsMelt4RanksCompletesAndLogs) {
   if (!fs::exists("/usr/bin/lmp") || !fs::exists(LAMMPS_MELT)) GTEST_SKIP() << "lammps not installed";
-  // With the ASan runtime preloaded into LAMMPS, this job hangs at exit in glibc (the
-  // locale lock, taken by libp11-kit's destructor, is left corrupted), also with a logger
-  // built without sanitizers: not a finding in our code, not resolved (docs/development.md).
-  if (!sanitizer_environment().empty()) GTEST_SKIP() << "hangs at exit with the ASan runtime preloaded into LAMMPS";
   const JobResult job =
       run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),
                                   {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log", "none", "-screen", "none"}));

@@ -2,6 +2,7 @@
 #include "readers/prof_reader.h"
 
 #include "component_selection.h"
+#include "open_mpi_settings.h"
 
 #include <sys/wait.h>
 
@@ -92,8 +93,8 @@ std::string component_environment(Components components) {
     return "env -u OMPI_MCA_mca_base_component_path -u OMPI_MCA_pml -u OMPI_MCA_coll -u "
            "OMPI_MCA_osc " MPIMON_SERIES_MCA_ENVIRONMENT;
   std::string environment = "env " MPIMON_SERIES_MCA_ENVIRONMENT;
-  for (const auto& [name, value] :
-       tools::job_environment(MPIMON_PLUGIN_DIR, [](const std::string&) { return std::nullopt; }))
+  // Open MPI's own parameter files are merged as `mpimon run` merges them (Debian's excludes UCX).
+  for (const auto& [name, value] : tools::job_environment(MPIMON_PLUGIN_DIR, tools::open_mpi_setting))
     environment += " " + name + "=" + quote(value);
   return environment;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "component_selection.h"
+#include "open_mpi_settings.h"
 
 namespace mpimon::tools {
 
@@ -19,17 +20,11 @@ std::string plugin_directory() {
   return (exe.parent_path().parent_path() / "lib" / "mpimon").string();
 }
 
-std::optional<std::string> current_environment(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
-
 std::string exec_mpirun(const std::vector<std::string>& arguments) {
   const std::string plugins = plugin_directory();
   if (!std::filesystem::exists(std::filesystem::path(plugins) / "mca_pml_mpimon.so"))
     return plugins + ": no mca_pml_mpimon.so there (set MPIMON_PLUGIN_DIR or build the project)";
-  for (const auto& [name, value] : job_environment(plugins, current_environment))
+  for (const auto& [name, value] : job_environment(plugins, open_mpi_setting))
     ::setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
   std::string program = MPIRUN_EXECUTABLE;

@@ -2,7 +2,6 @@
 // components excluded (component_selection.h).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,9 +9,6 @@ namespace mpimon::tools {
 
 // Where our plugins are: $MPIMON_PLUGIN_DIR, else <folder of this executable>/../lib/mpimon.
 std::string plugin_directory();
-
-// This process's value of an environment variable (nullopt when unset).
-std::optional<std::string> current_environment(const std::string& name);
 
 // Replaces this process with mpirun (returns only on failure, with the reason).
 std::string exec_mpirun(const std::vector<std::string>& mpirun_arguments);

@@ -7,6 +7,7 @@
 #include "commands/subcommand.h"
 #include "component_selection.h"
 #include "launcher.h"
+#include "open_mpi_settings.h"
 
 namespace mpimon::tools {
 
@@ -33,7 +34,7 @@ Subcommand add_env_command(CLI::App& mpimon) {
               std::cout << mca_parameter_file(plugin_directory());
               return 0;
             }
-            for (const auto& [name, value] : job_environment(plugin_directory(), current_environment))
+            for (const auto& [name, value] : job_environment(plugin_directory(), open_mpi_setting))
               std::cout << "export " << name << "='" << value << "'\n";
             return 0;
           }};
