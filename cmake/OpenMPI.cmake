@@ -79,8 +79,10 @@ find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
 execute_process(COMMAND ${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable
                 OUTPUT_VARIABLE _sysconfdir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _status)
 string(REGEX REPLACE "^path:sysconfdir:" "" OMPI_SYSCONFDIR "${_sysconfdir}")
-if(NOT _status EQUAL 0 OR OMPI_SYSCONFDIR STREQUAL "" OR OMPI_SYSCONFDIR STREQUAL _sysconfdir)
-  message(FATAL_ERROR "${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable: no sysconfdir (${_sysconfdir})")
+if(NOT _status EQUAL 0 OR OMPI_SYSCONFDIR STREQUAL _sysconfdir)
+  message(WARNING "${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable gave no sysconfdir ('${_sysconfdir}'): "
+                  "monitored jobs will not merge the selections of Open MPI's system parameter file")
+  set(OMPI_SYSCONFDIR "")
 endif()
 
 # The series' adapter headers (ompi_series.h and what it needs) and, on 5.0, the

@@ -23,8 +23,11 @@ std::optional<std::string> environment_value(const std::string& name) {
 }
 
 std::string default_parameter_files() {
-  const std::string home = environment_value("HOME").value_or("");
-  return home + "/.openmpi/mca-params.conf," MPIMON_OMPI_SYSCONFDIR "/openmpi-mca-params.conf";
+  std::string files = environment_value("HOME").value_or("") + "/.openmpi/mca-params.conf";
+  // Empty when ompi_info did not say at configure time (cmake/OpenMPI.cmake warned then).
+  const std::string sysconfdir = MPIMON_OMPI_SYSCONFDIR;
+  if (!sysconfdir.empty()) files += "," + sysconfdir + "/openmpi-mca-params.conf";
+  return files;
 }
 
 }  // namespace
