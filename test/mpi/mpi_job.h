@@ -125,6 +125,6 @@ inline std::vector<std::string> rankfile_arguments(const std::string& file) {
 // LAMMPS (Debian's, not instrumented) in a test: skipped when it is not installed. It runs
 // in the sanitizer build too since our job environment keeps Debian's exclusion of UCX
 // (docs/development.md, "LAMMPS in the sanitizer pass").
-#define MPIMON_SKIP_WITHOUT_LAMMPS()                                                               \
-  if (!std::filesystem::exists("/usr/bin/lmp") || !std::filesystem::exists(LAMMPS_MELT))           \
-    GTEST_SKIP() << "lammps not installed"
+#define MPIMON_SKIP_WITHOUT_LAMMPS()                                                     \
+  if (!std::filesystem::exists("/usr/bin/lmp") || !std::filesystem::exists(LAMMPS_MELT)) \
+  GTEST_SKIP() << "lammps not installed"

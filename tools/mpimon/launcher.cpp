@@ -24,8 +24,7 @@ std::string exec_mpirun(const std::vector<std::string>& arguments) {
   const std::string plugins = plugin_directory();
   if (!std::filesystem::exists(std::filesystem::path(plugins) / "mca_pml_mpimon.so"))
     return plugins + ": no mca_pml_mpimon.so there (set MPIMON_PLUGIN_DIR or build the project)";
-  for (const auto& [name, value] : job_environment(plugins, open_mpi_setting))
-    ::setenv(name.c_str(), value.c_str(), 1);
+  for (const auto& [name, value] : job_environment(plugins, open_mpi_setting)) ::setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> argv;
   std::string program = MPIRUN_EXECUTABLE;
   argv.push_back(program.data());
