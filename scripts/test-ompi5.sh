@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Inside the Debian 13 root (scripts/debian13-root.sh; scripts/test.sh runs it there):
 # builds mpimon against Open MPI 5.0 into build-ompi5/ (or $MPIMON_OMPI5_BUILD_DIR), only
-# what the MPI and events tests run, and runs them with ctest's summary. Arguments go to
-# ctest (default: the labels mpi and events, i.e. pml, coll, osc, pvars, files, events,
-# series, wait states, nbc, tools and the event logger's jobs).
+# what the MPI, events and cluster tests run, and runs them with ctest's summary. Arguments
+# go to ctest (default: the labels mpi, events and cluster, i.e. pml, coll, osc, pvars,
+# files, events, series, wait states, nbc, tools, the event logger's jobs, and the jobs
+# over emulated hosts: dumps, the mixed-deployment check, placement, wait states).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_OMPI5_BUILD_DIR:-$here/build-ompi5}"
@@ -14,10 +15,10 @@ start=$SECONDS
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # What the tests below start (their add_dependencies pull the plugins, tools and programs).
 cmake --build "$build" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event_logger_mpi_tests \
-  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree
+  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests
 echo "test-ompi5.sh: build: $((SECONDS - start)) s"
 start=$SECONDS
-if [ $# -eq 0 ]; then set -- -L '^(mpi|events)$'; fi
+if [ $# -eq 0 ]; then set -- -L '^(mpi|events|cluster)$'; fi
 status=0
 ctest --test-dir "$build" --output-on-failure --timeout 300 "$@" || status=$?
 echo "test-ompi5.sh: tests: $((SECONDS - start)) s"

@@ -147,14 +147,23 @@ std::string EmulatedCluster::network_of(int host) const {
 
 std::string EmulatedCluster::hostfile_text() const {
   std::string text;
-  for (int n = 1; n <= host_count(); ++n) text += address(n) + " slots=" + std::to_string(hosts_[n - 1].slots) + "\n";
+  for (int n = 1; n <= host_count(); ++n) text += node_name(n) + " slots=" + std::to_string(hosts_[n - 1].slots) + "\n";
   return text;
 }
 
 std::vector<std::string> EmulatedCluster::launch_arguments() const {
-  return {"--mca",         "plm_rsh_agent", kScript + " agent " + name_, "--mca",         "oob_tcp_if_include",
-          "10.200.0.0/24", "--mca",         "btl_tcp_if_include",        "10.200.0.0/24", "--mca",
-          "btl",           "self,vader,tcp"};
+  const std::string agent = kScript + " agent " + name_;
+  const std::string subnet = "10.200.0.0/24";
+  // The launcher's options: 4.1's ORTE reads them as MCA variables, 5.0's PRRTE as its
+  // own (--prtemca, ssh instead of rsh); cluster.sh mpirun-args says the same for scripts.
+  std::vector<std::string> launcher;
+  if (open_mpi_4_1())
+    launcher = {"--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include", subnet};
+  else
+    launcher = {"--prtemca", "plm_ssh_agent", agent, "--prtemca", "oob_tcp_if_include", subnet};
+  const std::string shared_memory = open_mpi_4_1() ? "vader" : "sm";
+  return concat_arguments(launcher,
+                          {"--mca", "btl_tcp_if_include", subnet, "--mca", "btl", "self," + shared_memory + ",tcp"});
 }
 
 JobResult EmulatedCluster::run_job(int ranks, const std::vector<std::string>& arguments,
@@ -171,7 +180,12 @@ JobResult EmulatedCluster::run_job_in(const fs::path& folder, int ranks, const s
   if (ranks > static_cast<int>(std::thread::hardware_concurrency()))
     all = concat_arguments(all, {"--mca", "mpi_yield_when_idle", "1"});
   all = concat_arguments(all, arguments);
-  std::string command = component_environment(options.components) + " " MPIRUN_EXECUTABLE;
+  std::string command = component_environment(options.components);
+  // By slot, as the hostfile's slots say. 5.0's PRRTE maps by core once a policy names
+  // only :oversubscribe (what run_shell sets for one host), and then fills host1 with
+  // every rank; 4.1 fills the hosts in order by default.
+  if (!open_mpi_4_1()) command += " PRTE_MCA_rmaps_default_mapping_policy=slot:oversubscribe";
+  command += " " MPIRUN_EXECUTABLE;
   for (const std::string& a : all) command += " " + shell_quote(a);
   return run_on_launcher(folder, command, options.timeout_seconds);
 }

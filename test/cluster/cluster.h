@@ -42,10 +42,11 @@
 //   EmulatedCluster slow(2, 1, "rate=100mbit");
 //   EmulatedCluster free_network(2, 1, "");                        // whatever the environment says
 //
-// One-sided communication across hosts: Open MPI 4.1.4's default OSC choice fails
-// MPI_Win_create over TCP (MPI_ERR_WIN, also without any monitoring); pass
-// `--mca osc pt2pt,monitoring` (pt2pt works; keep `monitoring` in the list or ours is
-// never opened).
+// One-sided communication across hosts: Open MPI 4.1.4's default OSC choice (rdma) fails
+// MPI_Win_create over TCP (MPI_ERR_WIN, also without any monitoring), and so does 5.0's
+// (ucx); osc_across_hosts() names the component that works (pt2pt on 4.1, rdma on 5.0):
+// pass `--mca osc <it>,mpimon` (keep ours in an include list, or it is never opened), or,
+// where a host may lack our plugin folder, osc_across_hosts_exclusion().
 //
 // Costs: creating a cluster takes about a second; a job over 2 hosts about 1.5 s. Hosts
 // share this machine's cores: with more ranks than cores, run_job adds
@@ -109,12 +110,17 @@ class EmulatedCluster {
   EmulatedCluster& operator=(const EmulatedCluster&) = delete;
 
   int host_count() const { return static_cast<int>(hosts_.size()); }
-  // Host n (1-based), as the hostfile and rankfiles name it, and as Open MPI's node names
-  // and the PMIx node list show it: its address, e.g. "10.200.0.11".
+  // Host n (1-based), as the hostfile and rankfiles name it: its address, e.g.
+  // "10.200.0.11".
   std::string address(int host) const;
   // Its hostname, e.g. "host1": what MPI_Get_processor_name returns there.
   std::string hostname(int host) const;
-  // "10.200.0.11 slots=2\n10.200.0.12 slots=2\n..." (mpirun's hostfile syntax).
+  // How the hostfile names it, and Open MPI in the job's node list (PMIx), hence in our
+  // messages: its address on 4.1; its hostname on 5.0, whose PRRTE names hosts by what
+  // their daemons report and matches rankfiles against those names only (a rankfile naming
+  // a host by address is refused there, also when the hostfile did).
+  std::string node_name(int host) const { return open_mpi_4_1() ? address(host) : hostname(host); }
+  // "10.200.0.11 slots=2\n10.200.0.12 slots=2\n..." (mpirun's hostfile syntax; node_name()s).
   std::string hostfile_text() const;
   // The mpirun arguments that launch over these hosts (agent, interfaces, BTLs); run_job
   // adds them, with --hostfile.
@@ -142,6 +148,14 @@ class EmulatedCluster {
   std::string name_;
   std::vector<EmulatedHost> hosts_;
 };
+
+// The osc component that creates windows between emulated hosts (see the top of this
+// file): pt2pt on 4.1; 5.0 removed it, and its rdma works over the TCP BTL there.
+inline std::string osc_across_hosts() { return open_mpi_4_1() ? "pt2pt" : "rdma"; }
+// The exclusion list that leaves it (and ours) chosen, Open MPI's own monitoring excluded.
+// For jobs where a host may lack our plugin folder: an include list naming ours fails the
+// job there (Open MPI's "A requested component was not found", before our code runs).
+inline std::string osc_across_hosts_exclusion() { return open_mpi_4_1() ? "^rdma,monitoring" : "^ucx,monitoring"; }
 
 }  // namespace mpimon::test
 

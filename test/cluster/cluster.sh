@@ -13,7 +13,7 @@
 #                                            (else the reason, exit 1)
 #   cluster.sh run <name> <command...>       run a command on the launcher (mpirun goes here)
 #   cluster.sh mpirun-args <name>            the mpirun arguments that launch over the hosts
-#   cluster.sh agent <name> <address> <words...>   mpirun's rsh agent (plm_rsh_agent)
+#   cluster.sh agent <name> <host> <words...>      mpirun's remote shell (plm_rsh_agent; 5.0: plm_ssh_agent)
 #   cluster.sh down <name>                   kill everything inside, remove the namespaces
 #   cluster.sh reap                          remove clusters whose creator process is gone
 #   cluster.sh owner                         an owner token for this shell's parent: <pid>.<start time>
@@ -29,6 +29,9 @@
 # subnet that exists only inside the cluster, no route out. Each host also gets its own
 # hostname (UTS namespace) when something runs there: host<i> (the launcher: launcher).
 # Open MPI needs distinct hostnames: vader and the session directory are named after them.
+# Every host sees the cluster's hostnames in its /etc/hosts (this machine's file plus
+# them): 5.0's PRRTE knows the hosts by the names their daemons report and matches a
+# rankfile's hosts against those names only, so its hostfiles name hosts that way.
 #
 # A network with costs: MPIMON_HOSTS_NET="delay=50us rate=1gbit" (either key alone, or
 # empty: a free network) gives every host's link to the bridge - the "switch" - a one-way
@@ -219,12 +222,16 @@ up() {
   if [ -n "$why" ]; then echo "cluster.sh: MPIMON_HOSTS_NET='$MPIMON_HOSTS_NET': $why" >&2; exit 1; fi
   mkdir -p "$state_root/$name/hosts" "$state_root/$name/empty"
   trap 'down "$name"' ERR
+  local etc_hosts="$state_root/$name/etc-hosts" i
+  { cat /etc/hosts 2>/dev/null || true
+    echo "$(address 0) launcher"
+    for ((i = 1; i <= hosts; i++)); do echo "$(address "$i") host$i"; done; } >"$etc_hosts"
   local br="$name-br"
   ip netns add "$br"
   ip -n "$br" link set lo up
   ip -n "$br" link add br0 type bridge
   ip -n "$br" link set br0 up
-  local i ns
+  local ns
   for ((i = 0; i <= hosts; i++)); do
     ns="$name-h$i"
     ip netns add "$ns"
@@ -235,7 +242,7 @@ up() {
     ip -n "$ns" link set eth0 up
     local hostname="host$i"
     [ "$i" -eq 0 ] && hostname=launcher
-    printf 'ns %s\nhostname %s\n' "$ns" "$hostname" >"$state_root/$name/hosts/$(address "$i")"
+    printf 'ns %s\nhostname %s\nbind %s /etc/hosts\n' "$ns" "$hostname" "$etc_hosts" >"$state_root/$name/hosts/$(address "$i")"
     shape_link "$name" "$i"
   done
   trap - ERR
@@ -310,15 +317,23 @@ case "$cmd" in
   run) [ $# -ge 2 ] || die "usage: run <name> <command...>"; name="$1"; shift; in_host "$(host_file "$name" 0)" "$@" ;;
   mpirun-args)
     [ $# -eq 1 ] || die "usage: mpirun-args <name>"
-    echo "--mca plm_rsh_agent '$self agent $1' --mca oob_tcp_if_include $subnet.0/24 --mca btl_tcp_if_include $subnet.0/24 --mca btl self,vader,tcp" ;;
+    # 4.1's ORTE takes the launcher's options as MCA variables, 5.0's PRRTE as its own
+    # (--prtemca, ssh); the shared-memory BTL is vader on 4.1, sm on 5.0 (as cluster.cpp).
+    if mpirun --version 2>/dev/null | grep -q '(Open MPI) 4\.'; then
+      echo "--mca plm_rsh_agent '$self agent $1' --mca oob_tcp_if_include $subnet.0/24 --mca btl_tcp_if_include $subnet.0/24 --mca btl self,vader,tcp"
+    else
+      echo "--prtemca plm_ssh_agent '$self agent $1' --prtemca oob_tcp_if_include $subnet.0/24 --mca btl_tcp_if_include $subnet.0/24 --mca btl self,sm,tcp"
+    fi ;;
   agent)
     # Called by mpirun as <agent> <host address> <words...>, the words quoted for a
     # remote shell. Like sshd, the remote side starts from a clean environment: what
     # reaches the remote daemons is what mpirun puts on their command line.
     [ $# -ge 3 ] || die "usage: agent <name> <address> <words...>"
     name="$1" addr="$2"; shift 2
+    # By address (4.1's hostfiles) or by hostname (5.0's).
     f="$state_root/$name/hosts/$addr"
-    [ -f "$f" ] || die "agent: no host $addr in cluster $name"
+    [ -f "$f" ] || f="$(grep -lx "hostname $addr" "$state_root/$name/hosts/"* 2>/dev/null | head -n 1)"
+    [ -n "$f" ] && [ -f "$f" ] || die "agent: no host $addr in cluster $name"
     in_host "$f" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="${HOME:-/root}" sh -c "$*" ;;
   down) [ $# -eq 1 ] || die "usage: down <name>"; down "$1" ;;
   reap)

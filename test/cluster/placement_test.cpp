@@ -74,12 +74,14 @@ TEST(ClusterPlacement, RankfileForTheHostfileIsAcceptedAndCrossesHostsAsPrinted2
   // The rerun with the rankfile, in a folder of its own.
   const auto rerun_folder = new_test_folder();
   std::filesystem::copy_file(by_slot.folder / "rf", rerun_folder / "rf");
-  const JobResult placed = cluster.run_job_in(rerun_folder, 8, concat_arguments({"--rankfile", "rf"}, partners_job()));
+  const JobResult placed =
+      cluster.run_job_in(rerun_folder, 8, concat_arguments(rankfile_arguments("rf"), partners_job()));
   ASSERT_EQ(placed.exit_code, 0) << read_text(rerun_folder / "rf") << placed.output;
-  // Each rank ran on the host the rankfile names (by address; hostN is 10.200.0.1N).
+  // Each rank ran on the host the rankfile names (as the hostfile does: hostN is
+  // 10.200.0.1N on 4.1, hostN on 5.0).
   const auto hosts = hosts_of(placed.output);
   std::ifstream rankfile(rerun_folder / "rf");
-  static const std::regex entry(R"(rank (\d+)=10\.200\.0\.1(\d) slot=)");
+  static const std::regex entry(R"(rank (\d+)=(?:10\.200\.0\.1|host)(\d) slot=)");
   int entries = 0;
   for (std::string line; std::getline(rankfile, line);) {
     std::smatch m;
@@ -128,9 +130,9 @@ TEST(ClusterReorder, PartnersTogetherStayTogether2Hosts8Ranks) {
   const auto folder = new_test_folder();
   std::ofstream rankfile(folder / "rf");
   for (int r = 0; r < 8; ++r)
-    rankfile << "rank " << r << "=" << cluster.address(r % 4 < 2 ? 1 : 2) << " slot=" << r % 2 << "\n";
+    rankfile << "rank " << r << "=" << cluster.node_name(r % 4 < 2 ? 1 : 2) << " slot=" << r % 2 << "\n";
   rankfile.close();
-  const auto [before, after] = reorder_crossing(cluster, {"--rankfile", "rf"}, folder);
+  const auto [before, after] = reorder_crossing(cluster, rankfile_arguments("rf"), folder);
   EXPECT_EQ(before, 0u);
   EXPECT_EQ(after, 0u);
 }
@@ -176,7 +178,7 @@ void expect_reorder_in_the_run_as_good_as_the_rankfile(int hosts, int slots) {
   ASSERT_EQ(place.exit_code, 0) << place.output;
 
   const uint64_t by_slot = crossing_per_reduce(cluster, folder, ranks, {"--map-by", "slot"}, false, "slot");
-  const uint64_t rankfile = crossing_per_reduce(cluster, folder, ranks, {"--rankfile", "rf"}, false, "rankfile");
+  const uint64_t rankfile = crossing_per_reduce(cluster, folder, ranks, rankfile_arguments("rf"), false, "rankfile");
   const uint64_t reordered = crossing_per_reduce(cluster, folder, ranks, {"--map-by", "slot"}, true, "reorder");
   std::printf(
       "binary-tree reduce of 256 KiB on %d hosts x %d: bytes crossing hosts per reduce: by slot %llu, "

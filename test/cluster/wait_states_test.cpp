@@ -1,10 +1,10 @@
 // RMA wait states across hosts (osc_monitoring_wait_states 1), on 2 emulated hosts of 2
 // ranks each: ranks 0, 1 on host1, ranks 2, 3 on host2, one-sided traffic over TCP.
 //
-// Only osc pt2pt is tested: Open MPI 4.1.4's osc rdma cannot create a window across
-// emulated hosts (MPI_Win_create fails with MPI_ERR_WIN over the TCP BTL, with or without
-// our components), so the cluster tests cannot cover it; the one-host tests
-// (test/mpi/wait_states_test.cpp) run both.
+// One osc component per series is tested, the one that creates windows across emulated
+// hosts (osc_across_hosts(): pt2pt on 4.1, whose rdma fails MPI_Win_create over the TCP
+// BTL with or without our components; rdma on 5.0, which has no pt2pt); the one-host
+// tests (test/mpi/wait_states_test.cpp) run every component the series has.
 //
 // Emulated hosts share one clock, so host2's clock is shifted by 5 s with the testing
 // knob (osc_monitoring_wait_states_testing_clock_offset 5:host=host2): the offsets
@@ -42,7 +42,8 @@ struct Expected {
 // osc: an include list naming ours fails the job where our plugin folder is missing ("A
 // requested component was not found", Open MPI's own error, before our code runs): a job
 // that may meet such a host excludes instead (docs/open-mpi-5.md).
-std::vector<std::string> wait_state_job(const std::string& scenario, const std::string& osc = "pt2pt,mpimon") {
+std::vector<std::string> wait_state_job(const std::string& scenario,
+                                        const std::string& osc = osc_across_hosts() + ",mpimon") {
   return concat_arguments(monitoring_arguments(2), {"--mca", "osc", osc, "--mca", "osc_monitoring_wait_states", "1",
                                                     "--mca", "osc_monitoring_wait_states_testing_clock_offset",
                                                     "5:host=host2", kProgram, scenario, std::to_string(D)});
@@ -121,7 +122,7 @@ TEST(ClusterWaitStates, AMixedDeploymentCreatesNoShadowWindowAndRunsToTheEnd2Hos
   // the job ends (no hang: exit code 124 after 60 s), unmonitored, with the one line.
   EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2).hide(kPluginDir)});
   const JobResult job =
-      cluster.run_job(4, wait_state_job("late_post", "^rdma,monitoring"), {Components::ours, 60, "hostfile"});
+      cluster.run_job(4, wait_state_job("late_post", osc_across_hosts_exclusion()), {Components::ours, 60, "hostfile"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_NE(job.output.find("mpimon: monitoring off for this job"), std::string::npos) << job.output;
   EXPECT_EQ(job.output.find("cannot create its shadow window"), std::string::npos) << job.output;

@@ -118,7 +118,12 @@ JobResult run_shell(const fs::path& folder, const std::string& command) {
 }
 
 std::vector<std::string> binary_tree_reduce_arguments() {
-  return {"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_reduce_algorithm", "4"};
+  std::vector<std::string> arguments = {"--mca", "coll_tuned_use_dynamic_rules", "1",
+                                        "--mca", "coll_tuned_reduce_algorithm",  "4"};
+  // 5.0's coll/han (priority 35, above tuned's 30) serves communicators that span hosts
+  // with its own hierarchical algorithms; a negative priority makes it step aside.
+  if (!open_mpi_4_1()) arguments = concat_arguments(arguments, {"--mca", "coll_han_priority", "-1"});
+  return arguments;
 }
 
 std::vector<std::string> monitoring_arguments(int level) {

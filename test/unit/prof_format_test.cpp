@@ -319,6 +319,19 @@ TEST(ProfParse, CaptureSkipsAndCountsForeignLines) {
   EXPECT_TRUE(starts_with(parse_error("Hello from rank 0\n"), "rank3.prof:1: expected a line kind"));
 }
 
+TEST(ProfParse, TaggedCaptureOfOpenMpi5HasASpaceAfterTheStream) {
+  // 5.0's PRRTE: "[1,3]<stdout>: E..."; the lines are read as 4.1's, none is foreign.
+  const std::string text =
+      "[1,0]<stdout>: # POINT TO POINT\n"
+      "[1,0]<stdout>: E\t0\t1\t8 bytes\t1 msgs sent\n"
+      "[1,3]<stdout>: E\t3\t0\t4 bytes\t1 msgs sent\n";
+  const ProfFile file = parse_prof(text, "out.txt", ProfInput::capture);
+  EXPECT_EQ(file.foreign_lines, 0u);
+  ASSERT_EQ(file.lines.size(), 2u);
+  expect_line(file.lines[0], 'E', 0, 1, 8, 1, false);
+  expect_line(file.lines[1], 'E', 3, 0, 4, 1, false);
+}
+
 TEST(ProfParse, TaggedCaptureKeepsEachRanksCommunicatorBlocks) {
   // mpirun --tag-output interleaves the ranks' lines; the tags say whose they are.
   const std::string text =

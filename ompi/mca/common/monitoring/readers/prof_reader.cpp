@@ -64,7 +64,8 @@ int32_t rank_field(LineParser& p, const char* what) {
 }
 
 // Splits off the "[<job>,<rank>]<stdout>:" (or "<stderr>:") of mpirun --tag-output: the
-// tag "[<job>,<rank>]" (empty when there is none) and the rest of the line.
+// tag "[<job>,<rank>]" (empty when there is none) and the rest of the line. Open MPI 5.0's
+// PRRTE writes one space after the colon ("[1,0]<stdout>: E\t..."), 4.1 none.
 std::pair<std::string_view, std::string_view> split_tag(std::string_view line) {
   if (line.empty() || line[0] != '[') return {{}, line};
   const size_t close = line.find(']');
@@ -73,7 +74,11 @@ std::pair<std::string_view, std::string_view> split_tag(std::string_view line) {
     if (!(line[i] >= '0' && line[i] <= '9') && line[i] != ',') return {{}, line};
   std::string_view rest = line.substr(close + 1);
   for (std::string_view stream : {"<stdout>:", "<stderr>:"})
-    if (rest.substr(0, stream.size()) == stream) return {line.substr(0, close + 1), rest.substr(stream.size())};
+    if (rest.substr(0, stream.size()) == stream) {
+      rest.remove_prefix(stream.size());
+      if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+      return {line.substr(0, close + 1), rest};
+    }
   return {{}, line};
 }
 

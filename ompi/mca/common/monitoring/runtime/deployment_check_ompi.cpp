@@ -12,13 +12,6 @@ namespace {
 
 using ompi_series::pmix::Query;
 
-// What `rank` published under our key. When the fence collected everyone's data (Open
-// MPI's default) it is in our store; otherwise PMIx fetches it from the rank's host
-// (direct modex: that rank has committed its data in its own MPI_Init).
-std::optional<std::string> published_tag(int rank) {
-  return Query(ompi_series::pmix::collects_all_data()).string(static_cast<uint32_t>(rank), kComponentsKey);
-}
-
 std::string hostname_of(int rank) {
   const auto name = Query(true).string(static_cast<uint32_t>(rank), ompi_series::pmix::kHostname);
   return name ? *name : "the host of rank " + std::to_string(rank);
@@ -60,19 +53,29 @@ std::vector<HostReport> probe_hosts(int world_size) {
   const auto nodes = Query(true).number(wildcard, ompi_series::pmix::kNumNodes);
   const auto node_list = Query(true).string(wildcard, ompi_series::pmix::kNodeList);
   const std::vector<std::string> names = node_list ? split_commas(*node_list) : std::vector<std::string>{};
-  if (nodes && *nodes > 0) {
-    for (uint32_t n = 0; n < *nodes; ++n) {
-      const auto peers = Query(true).on_node(n).string(wildcard, ompi_series::pmix::kLocalPeers);
+  // The job's nodes: its node list where there is one (5.0's node count is the whole
+  // allocation's, the launcher's node included, even when it runs no rank), else the count.
+  const uint32_t job_nodes = names.empty() ? nodes.value_or(0) : static_cast<uint32_t>(names.size());
+  if (job_nodes > 0) {
+    for (uint32_t n = 0; n < job_nodes; ++n) {
+      const std::string name = names.empty() ? "" : names[n];
+      const auto peers = Query(true).on_node(n, name).string(wildcard, ompi_series::pmix::kLocalPeers);
       const auto lowest = peers ? lowest_rank(*peers) : std::nullopt;
       if (!lowest || *lowest >= world_size) {
         reports.clear();  // no usable node map: look at every rank below
         break;
       }
-      reports.push_back({names.size() == *nodes ? names[n] : hostname_of(*lowest), *lowest, published_tag(*lowest)});
+      reports.push_back({name.empty() ? hostname_of(*lowest) : name, *lowest, std::nullopt});
     }
   }
   if (reports.empty())
-    for (int r = 0; r < world_size; ++r) reports.push_back({hostname_of(r), r, published_tag(r)});
+    for (int r = 0; r < world_size; ++r) reports.push_back({hostname_of(r), r, std::nullopt});
+  // What each looked-at rank published under our key, all looked up together.
+  std::vector<uint32_t> ranks;
+  ranks.reserve(reports.size());
+  for (const HostReport& report : reports) ranks.push_back(static_cast<uint32_t>(report.rank));
+  const std::vector<std::optional<std::string>> tags = ompi_series::pmix::published_strings(ranks, kComponentsKey);
+  for (size_t i = 0; i < reports.size(); ++i) reports[i].tag = tags[i];
   return reports;
 }
 

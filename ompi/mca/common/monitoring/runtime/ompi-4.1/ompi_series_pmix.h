@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mpimon::ompi_series::pmix {
 
@@ -22,13 +23,11 @@ inline constexpr const char* kLocalPeers = OPAL_PMIX_LOCAL_PEERS;
 inline constexpr const char* kCpuset = OPAL_PMIX_CPUSET;
 inline constexpr uint32_t kWildcardRank = OPAL_VPID_WILDCARD;
 
-// Whether the modex fence brings every rank's published data into this process.
-inline bool collects_all_data() { return opal_pmix_collect_all_data; }
-
 // A lookup of what `rank` of our job (or kWildcardRank: the job itself) has under a key.
 // `optional`: answer from what this process's PMIx store already holds, never ask a
-// server and never wait. on_node: node-level information of another node (its PMIx node
-// id, 0 .. nodes-1 in the order of the job's node list).
+// server and never wait. on_node: node-level information of another node, given by its
+// position in the job's node list (0 .. nodes-1) and its name there; 4.1 looks it up by
+// position (its PMIx node ids are those positions).
 class Query {
  public:
   explicit Query(bool optional) {
@@ -45,7 +44,7 @@ class Query {
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;
 
-  Query& on_node(uint32_t node) {
+  Query& on_node(uint32_t node, const std::string& /*name*/) {
     opal_value_t* id = OBJ_NEW(opal_value_t);
     id->key = strdup(OPAL_PMIX_NODEID);
     id->type = OPAL_UINT32;
@@ -83,6 +82,18 @@ class Query {
     return value;
   }
 };
+
+// What each of `ranks` of our job published under `key` with put_global_string, in the
+// same order (nullopt: nothing, e.g. a rank without our components). When the modex fence
+// collected the data (Open MPI's default) it reached this process and is looked up here
+// only; otherwise (direct modex) PMIx fetches it from the rank's host, whose rank has
+// committed its data in its own MPI_Init, and answers "not found" for a key it lacks.
+inline std::vector<std::optional<std::string>> published_strings(const std::vector<uint32_t>& ranks, const char* key) {
+  std::vector<std::optional<std::string>> texts;
+  texts.reserve(ranks.size());
+  for (const uint32_t rank : ranks) texts.push_back(Query(opal_pmix_collect_all_data).string(rank, key));
+  return texts;
+}
 
 // Publishes `value` under `key` with global scope (committed by Open MPI's own modex
 // fence in MPI_Init). Returns Open MPI's status.
