@@ -216,8 +216,7 @@ hot_run() {
   if [[ $config == base ]]; then
     envs=(OMPI_MCA_mca_base_component_path="$plugins:SYS_DEFAULT:USER_DEFAULT")
   else
-    mpimon_environment "$plugins"
-    envs=("${ours_env[@]}")
+    mapfile -t envs <<<"${hot_env_of[$plugins]}"
   fi
   (cd "$work" && env "${envs[@]}" timeout "$run_timeout" \
     mpirun "${btl_args[@]}" --mca mpi_yield_when_idle 1 --mca pml_monitoring_enable 2 \
@@ -246,9 +245,17 @@ hot_per_call() { # CONFIG CALL K1 K2 -> "<total> <inside our objects>" per call
     'BEGIN {printf "%.1f %.1f\n", (b - a) / d, (mb - ma) / d}'
 }
 
-declare -A hot hot_inside
+declare -A hot hot_inside hot_env_of
 configs=(on off absent)
 [[ -n $base ]] && configs+=(base)
+# What `mpimon run` sets, once per plugin folder (hot_run runs in a subshell: filled here).
+for config in "${configs[@]}"; do
+  [[ $config == base ]] && continue
+  folder=$(hot_plugins "$config")
+  [[ -n ${hot_env_of[$folder]+set} ]] && continue
+  mpimon_environment "$folder"
+  hot_env_of[$folder]=$(printf '%s\n' "${ours_env[@]}")
+done
 for call in isend allreduce put; do
   for config in "${configs[@]}"; do
     note "hot path $call: io $config"

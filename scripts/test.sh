@@ -4,8 +4,8 @@
 # instrumented with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ (or
 # $MPIMON_ASAN_BUILD_DIR), run on the MPI integration tests, the event logger's jobs and
 # the events conformance suite; then Open MPI 5.0: in a Debian 13 root
-# (scripts/debian13-root.sh) the project is built against 5.0.7 and its MPI and events
-# tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md). Arguments go to the first ctest
+# (scripts/debian13-root.sh) the project is built against 5.0.7 and its MPI, events and
+# emulated-host tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md). Arguments go to the first ctest
 # only (e.g. -R pattern); MPIMON_SANITIZER_TESTS=0 skips the sanitizer pass, =1 runs it
 # with arguments too; MPIMON_OMPI5_TESTS the same for the Open MPI 5.0 pass.
 set -euo pipefail

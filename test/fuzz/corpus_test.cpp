@@ -5,6 +5,7 @@
 // every crash the fuzzer or the issue reports found, as regression inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>

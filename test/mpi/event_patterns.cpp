@@ -211,6 +211,12 @@ void check_ring_events() {
     completed.insert(sends_done[i].pml.request);
   }
   check(posted == completed, "send request pairing");
+  // MPI_COMM_WORLD has one id in every event: the isend path's constant (the Open MPI
+  // series' kWorldLocalContextId) agrees with the communicator's own field, read by the
+  // receive paths.
+  for (const auto* events : {&sends, &sends_done, &recvs, &recvs_done})
+    for (const Received& r : *events)
+      check(!recvs.empty() && r.pml.comm_id == recvs[0].pml.comm_id, "comm_id " + std::to_string(r.pml.comm_id));
   // The wildcard receive: posted with MPI_ANY_SOURCE, completed with the actual source.
   if (rank % 2 == 1 && recvs.size() == 4)
     check(recvs[3].pml.peer_comm_rank == MPI_ANY_SOURCE && recvs[3].pml.peer == -1, "wildcard posted");

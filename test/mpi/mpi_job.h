@@ -71,10 +71,10 @@ std::optional<JobResult> run_on_full_disk(const std::string& command, int free_p
 // "rank <r>: OK <mode>".
 void expect_every_rank_ok(const JobResult& job, int ranks, const std::string& mode);
 
-// The osc components of the Open MPI the tests run on: 4.1 has pt2pt, 5.0 removed it (its
-// osc components are rdma, sm, ucx, portals4; docs/open-mpi-5.md, "What differs on 5.0").
 // The Open MPI series the tests run on: 4.1 (Debian 12) or 5.0 (Debian 13's root).
 inline bool open_mpi_4_1() { return std::string(MPIMON_OMPI_VERSION).rfind("4.", 0) == 0; }
+// The osc components of the Open MPI the tests run on: 4.1 has pt2pt, 5.0 removed it (its
+// osc components are rdma, sm, ucx, portals4; docs/open-mpi-5.md, "What differs on 5.0").
 inline bool osc_pt2pt_exists() { return open_mpi_4_1(); }
 // The osc components a test runs its scenario on, one after the other: rdma and pt2pt (4.1),
 // rdma (5.0).

@@ -2,6 +2,7 @@
 // all ranks together, and publishing that never overwrites.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <barrier>
 #include <filesystem>
 #include <fstream>

@@ -53,6 +53,8 @@ inline constexpr bool kInfoCreateBeforeMpiInit = false;
 // A communicator's context id: small, unique among this process's live communicators
 // (the index of Open MPI's communicator table).
 inline uint32_t local_context_id(const ompi_communicator_t* comm) { return comm->c_contextid; }
+// MPI_COMM_WORLD's: ompi_comm_init gives it c_contextid 0 (slot 0 of the table).
+inline constexpr uint32_t kWorldLocalContextId = 0;
 
 // What follows ompi_request_t in ompi_coll_base_nbc_request_t (coll_base_util.h, which
 // C++ cannot include): the MPI bindings of nonblocking collectives write there after a

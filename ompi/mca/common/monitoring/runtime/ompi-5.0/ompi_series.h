@@ -64,6 +64,8 @@ inline constexpr bool kInfoCreateBeforeMpiInit = true;
 // 5.0's c_contextid is a 128-bit extended id; c_index is the index of the communicator
 // table (what 4.1's c_contextid was, and what the PMLs use locally).
 inline uint32_t local_context_id(const ompi_communicator_t* comm) { return comm->c_index; }
+// MPI_COMM_WORLD's: ompi_comm_init puts it in slot 0 of the table (c_index 0).
+inline constexpr uint32_t kWorldLocalContextId = 0;
 
 // What follows ompi_request_t in ompi_coll_base_nbc_request_t (coll_base_util.h, which
 // C++ cannot include): the MPI bindings of nonblocking collectives write there after a
