@@ -76,13 +76,15 @@ find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
 find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
 # Where Open MPI reads its system parameter file (openmpi-mca-params.conf: Debian's excludes
 # UCX there), whose selections a monitored job merges (tools/mpimon/open_mpi_settings.h).
-execute_process(COMMAND ${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable
-                OUTPUT_VARIABLE _sysconfdir OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _status)
-string(REGEX REPLACE "^path:sysconfdir:" "" OMPI_SYSCONFDIR "${_sysconfdir}")
-if(NOT _status EQUAL 0 OR OMPI_SYSCONFDIR STREQUAL _sysconfdir)
-  message(WARNING "${OMPI_INFO_EXECUTABLE} --path sysconfdir --parsable gave no sysconfdir ('${_sysconfdir}'): "
+# `--path all`: 5.0.7's ompi_info prints nothing for `--path sysconfdir` (4.1.4 does).
+execute_process(COMMAND ${OMPI_INFO_EXECUTABLE} --path all --parsable
+                OUTPUT_VARIABLE _paths OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _status)
+set(OMPI_SYSCONFDIR "")
+if(_status EQUAL 0 AND _paths MATCHES "(^|\n)path:sysconfdir:([^\n]+)")
+  set(OMPI_SYSCONFDIR "${CMAKE_MATCH_2}")
+else()
+  message(WARNING "${OMPI_INFO_EXECUTABLE} --path all --parsable named no sysconfdir: "
                   "monitored jobs will not merge the selections of Open MPI's system parameter file")
-  set(OMPI_SYSCONFDIR "")
 endif()
 
 # The series' adapter headers (ompi_series.h and what it needs) and, on 5.0, the
