@@ -8,31 +8,22 @@
 #include <cstddef>
 #include <mutex>
 
+#include "catalogue_registration.h"
 #include "mpit_events_producer.h"
 
 namespace {
 
+// main's lifecycle types are unbound: one handle sees every object.
 template <size_t N>
 void lifecycle_type(const char* name, const char* description, int verbosity, int source_index,
                     const mpimon_event_element (&elements)[N], size_t extent) {
-  mpimon_event_type_desc desc{};
-  desc.name = name;
-  desc.description = description;
-  desc.verbosity = verbosity;
-  desc.bind = MPI_T_BIND_NO_OBJECT;  // main's are unbound: one handle sees every object
-  desc.source_index = source_index;
-  desc.elements = elements;
-  desc.num_elements = static_cast<int>(N);
-  desc.payload_extent = extent;
-  int index = -1;
-  mpimon_events_register_type(&desc, &index);
+  mpimon::events::register_event_type(name, description, MPI_T_BIND_NO_OBJECT, source_index, elements,
+                                      static_cast<int>(N), extent, nullptr, verbosity);
 }
 
 void register_all() {
-  int ompi = -1;
-  mpimon_events_register_source(MPIMON_OMPI_SOURCE,
-                                "Open MPI main's lifecycle events (communicators, windows), raised by mpimon's layers",
-                                MPI_T_SOURCE_ORDERED, &ompi);
+  const int ompi = mpimon::events::register_ordered_source(
+      MPIMON_OMPI_SOURCE, "Open MPI main's lifecycle events (communicators, windows), raised by mpimon's layers");
 
   static const mpimon_event_element initialization[] = {
       {"model", MPI_INT32_T, offsetof(mpimon_ompi_initialization_event, model)},
