@@ -147,15 +147,21 @@ TEST(EventLogger, DupAndSplitCommunicatorsAreFollowed6Ranks) {
   expect_logged_traffic_equals_prof_matrix(job, 6);
 }
 
+namespace {
+
+// osc_patterns flavors on 4 ranks, monitored, the logger following only `events`.
+JobResult flavors_job_logging(const std::string& events) {
+  return run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel", "MEL_EVENTS=" + events}),
+                                                      monitoring_arguments(2)),
+                                     {kOscPatterns, "flavors"}));
+}
+
+}  // namespace
+
 // Windows of the four flavors (create, allocate, allocate_shared, dynamic) get handles:
 // each rank's put to its right neighbour under fences, once per flavor.
 TEST(EventLogger, WindowsOfEveryFlavorAreFollowed4Ranks) {
-  const JobResult job =
-      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel",
-                                                                     "MEL_EVENTS=mpimon_osc_op_issued "
-                                                                     "mpimon_osc_sync_end"}),
-                                                   monitoring_arguments(2)),
-                                  {kOscPatterns, "flavors"}));
+  const JobResult job = flavors_job_logging("mpimon_osc_op_issued mpimon_osc_sync_end");
   expect_every_rank_ok(job, 4, "flavors");
   for (int r = 0; r < 4; ++r) {
     const std::string log = log_of(job, r);
@@ -173,12 +179,7 @@ TEST(EventLogger, WindowsOfEveryFlavorAreFollowed4Ranks) {
 // name with their elements: MPI_Init's, and a window of each of the four flavors created and
 // freed (MPI_WIN_FLAVOR_CREATE 1, ALLOCATE 2, DYNAMIC 3, SHARED 4).
 TEST(EventLogger, OpenMpiMainsLifecycleEventsAreLogged4Ranks) {
-  const JobResult job =
-      run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel",
-                                                                     "MEL_EVENTS=ompi.mpi.initialization "
-                                                                     "ompi.mpi.win_created ompi.mpi.win_freed"}),
-                                                   monitoring_arguments(2)),
-                                  {kOscPatterns, "flavors"}));
+  const JobResult job = flavors_job_logging("ompi.mpi.initialization ompi.mpi.win_created ompi.mpi.win_freed");
   expect_every_rank_ok(job, 4, "flavors");
   for (int r = 0; r < 4; ++r) {
     const std::string log = log_of(job, r);
