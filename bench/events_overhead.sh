@@ -57,7 +57,7 @@ done
 clean_mpi_environment
 
 [[ -f $builddir/CMakeCache.txt ]] || die "$builddir is not a CMake build directory (no CMakeCache.txt)"
-if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_events mpimon_bench_pml_noevents mca_pml_monitoring 2>&1); then
+if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_events mpimon_bench_pml_noevents mca_pml_mpimon 2>&1); then
   echo "$build_log" | tail -n 20 >&2
   die "building the benchmark targets failed (output above)"
 fi

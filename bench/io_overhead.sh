@@ -58,7 +58,7 @@ for tool in valgrind mpirun python3 timeout; do
 done
 clean_mpi_environment
 [[ -f $plugindir/mca_io_mpimon.so ]] ||
-  die "our io plugin $plugindir/mca_io_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_io_monitoring'"
+  die "our io plugin $plugindir/mca_io_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_io_mpimon'"
 distro_dir=$(dirname "$(find /usr/lib -path '*openmpi*' -name mca_pml_monitoring.so | head -1)")
 [[ -f $distro_dir/mca_pml_monitoring.so ]] || die "Debian's pml/monitoring component is not installed (libopenmpi3)"
 if ! build_log=$(cmake --build "$builddir" --target mpimon_bench_io 2>&1); then

@@ -58,7 +58,7 @@ valgrind --tool=callgrind --version >/dev/null 2>&1 || die "valgrind's callgrind
 clean_mpi_environment
 
 [[ -f $plugindir/mca_pml_mpimon.so ]] ||
-  die "our PML plugin $plugindir/mca_pml_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_pml_monitoring'"
+  die "our PML plugin $plugindir/mca_pml_mpimon.so is missing: build it with 'cmake --build $builddir --target mca_pml_mpimon'"
 ompi_info_out=$(env -u OMPI_MCA_mca_base_component_path ompi_info --parsable 2>&1) ||
   die "ompi_info failed: $(head -n 3 <<<"$ompi_info_out")"
 distro_pml=$(grep -E '^mca:pml:monitoring:' <<<"$ompi_info_out" | head -n1 || true)

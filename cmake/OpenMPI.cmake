@@ -1,8 +1,8 @@
 # Locate the system Open MPI through pkg-config (not FindMPI, which follows whatever
 # mpicc alternative is selected and may find MPICH). Our plugins are built against
-# Open MPI's internal headers, whose struct layouts change between release series: the
-# series is detected here and chooses the adapter headers (MPIMON_OMPI_SERIES, see
-# ompi/mca/common/monitoring/runtime/ompi-<series>/ompi_series.h, docs/open-mpi-5.md).
+# Open MPI's internal headers, whose struct layouts change between release lines: the
+# release line (4.1, 5.0) is detected here and chooses the adapter headers (MPIMON_OMPI_MAJOR_MINOR, see
+# ompi/mca/common/monitoring/runtime/ompi-<major>.<minor>/ompi_release.h, docs/open-mpi-5.md).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
 
@@ -16,9 +16,9 @@ list(GET _ompi_ver 1 MPIMON_OMPI_MINOR)
 list(GET _ompi_ver 2 MPIMON_OMPI_RELEASE)
 string(REGEX REPLACE "[^0-9].*" "" MPIMON_OMPI_RELEASE "${MPIMON_OMPI_RELEASE}")  # 5.0.7rc1 -> 7
 if(OMPI_VERSION MATCHES "^4\\.1\\.")
-  set(MPIMON_OMPI_SERIES 41)
+  set(MPIMON_OMPI_MAJOR_MINOR 41)
 elseif(OMPI_VERSION MATCHES "^5\\.0\\.")
-  set(MPIMON_OMPI_SERIES 50)
+  set(MPIMON_OMPI_MAJOR_MINOR 50)
 elseif(MPIMON_OMPI_MAJOR GREATER_EQUAL 6 OR OMPI_VERSION MATCHES "^5\\.[1-9]")
   message(FATAL_ERROR
     "pkg-config ompi-c reports Open MPI ${OMPI_VERSION}; mpimon supports the 4.1 and 5.0 series. A port to "
@@ -87,14 +87,14 @@ else()
                   "monitored jobs will not merge the selections of Open MPI's system parameter file")
 endif()
 
-# The series' adapter headers (ompi_series.h and what it needs) and, on 5.0, the
+# The release adapter headers (ompi_release.h and what it needs) and, on 5.0, the
 # external PMIx (its headers are not in ompi-c.pc's flags) and our stand-ins for the
 # headers Open MPI 5.0.x's devel package lacks (docs/open-mpi-5.md, "Missing headers").
 set(MPIMON_OMPI_ADAPTER_DIR
   ${CMAKE_SOURCE_DIR}/ompi/mca/common/monitoring/runtime/ompi-${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR})
 set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
 set(MPIMON_PMIX_COMPONENT_DIR "")
-if(MPIMON_OMPI_SERIES EQUAL 50)
+if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50)
   pkg_check_modules(PMIX REQUIRED pmix)
   # PMIx's own plugin folder: a job with our component path names it to PMIx, which
   # otherwise reads Open MPI's path too and complains in every rank (docs/open-mpi-5.md).
@@ -127,7 +127,7 @@ target_include_directories(mpimon_ompi_internal INTERFACE ${MPIMON_OMPI_ADAPTER_
 target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_PAL_LIBRARY} ${PMIX_LINK_LIBRARIES})
 target_compile_definitions(mpimon_ompi_internal INTERFACE
   OMPI_SKIP_MPICXX=1
-  MPIMON_OMPI_SERIES=${MPIMON_OMPI_SERIES}
+  MPIMON_OMPI_MAJOR_MINOR=${MPIMON_OMPI_MAJOR_MINOR}
   MPIMON_BUILT_OMPI_MAJOR=${MPIMON_OMPI_MAJOR}
   MPIMON_BUILT_OMPI_MINOR=${MPIMON_OMPI_MINOR}
   MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE})

@@ -7,11 +7,11 @@
 #   2. the runtime library every MPI process loads holds no reader: no function defined by
 #      the readers library is in libmpimon_monitoring.so;
 #   3. the user-side command never links Open MPI.
-# Usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_format_readers.a> <mpimon>
+# Usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon>
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ $# -ne 3 ]]; then
-  echo "usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_format_readers.a> <mpimon>" >&2
+  echo "usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon>" >&2
   exit 2
 fi
 runtime_library=$1 readers_library=$2 tool=$3
@@ -40,7 +40,7 @@ readers=$(nm -C --defined-only "$readers_library" 2>/dev/null | awk '$2 == "T" {
 runtime=$(nm -C --defined-only "$runtime_library" | awk '$2 == "T" || $2 == "t" { $1 = ""; $2 = ""; sub(/^  /, ""); print }' | sort -u)
 both=$(comm -12 <(echo "$readers") <(echo "$runtime"))
 if [[ -n $both ]]; then
-  echo "rule 2: $(basename "$runtime_library") holds reader functions (link them into mpimon_format_readers only):"
+  echo "rule 2: $(basename "$runtime_library") holds reader functions (link them into mpimon_readers only):"
   sed 's/^/    /' <<<"$both"
   failed=1
 fi
@@ -52,8 +52,34 @@ if linked=$(ldd "$tool" | grep -E 'lib(mpi|open-pal|open-rte)\.so'); then
   failed=1
 fi
 
+# 4. What else an MPI process loads exports only its interface, and no tool library.
+for library in "${in_process[@]}"; do
+  name=$(basename "$library")
+  case $name in
+    mca_*_*.so)
+      component=${name%.so}
+      allowed="^${component}_component\$" ;;
+    libmpimon_reorder.so*) allowed='^(mpimon_reorder[a-z0-9_]*|__mpimon_MOD_[a-z0-9_]+)$' ;;
+    libmpimon_event_logger.so*) allowed='^MPI_[A-Za-z0-9_]+$' ;;
+    *) allowed='' ;;  # shared by our plugins (the engine, the events library): any export
+  esac
+  if [[ -n $allowed ]]; then
+    extra=$(nm -D --defined-only "$library" | awk '$2 ~ /^[TDBRVWi]$/ { print $3 }' | grep -Ev "$allowed" | sort -u || true)
+    if [[ -n $extra ]]; then
+      echo "rule 4: $name exports more than its interface:"
+      head -20 <<<"$extra" | sed 's/^/    /'
+      failed=1
+    fi
+  fi
+  if linked=$(ldd "$library" | grep -E 'libscotch|libCLI11'); then
+    echo "rule 4: $name, loaded by MPI processes, links a tool library:"
+    sed 's/^/    /' <<<"$linked"
+    failed=1
+  fi
+done
+
 if ((failed)); then
   echo "See docs/architecture.md (Rules)."
   exit 1
 fi
-echo "check_architecture.sh: the glue naming rule, no reader in $(basename "$runtime_library") ($(wc -l <<<"$readers") reader functions checked), $(basename "$tool") without Open MPI: OK"
+echo "check_architecture.sh: the glue naming rule, no reader in $(basename "$runtime_library") ($(wc -l <<<"$readers") reader functions checked), $(basename "$tool") without Open MPI, ${#in_process[@]} in-process libraries export only their interface: OK"

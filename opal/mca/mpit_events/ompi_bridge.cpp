@@ -1,10 +1,10 @@
-// Everything that needs Open MPI internals (4.1 and 5.0: ompi_series.h): the MPI_T init count, our MPI_T category
+// Everything that needs Open MPI internals (4.1 and 5.0: ompi_release.h): the MPI_T init count, our MPI_T category
 // (an MCA variable group), element enums (MCA enums, which MPI_T_enum_* understands)
 // and info objects usable before MPI_Init.
 #include <ompi_config.h>
 #include <atomic>
 #include <cstring>
-#include "ompi_series.h"
+#include "ompi_release.h"
 extern "C" {
 #include <ompi/info/info.h>
 #include <opal/mca/base/mca_base_var.h>
@@ -71,12 +71,12 @@ int category_lookup(int cat_index, bool* ours) {
 namespace {
 
 // Whether MPI_Info_create / MPI_Info_free may be called now: between MPI_Init and
-// MPI_Finalize, and on 5.0 before MPI_Init too (ompi_series.h).
+// MPI_Finalize, and on 5.0 before MPI_Init too (ompi_release.h).
 bool info_calls_usable() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  return !finalized && (initialized || mpimon::ompi_series::kInfoCreateBeforeMpiInit);
+  return !finalized && (initialized || mpimon::ompi_release::kInfoCreateBeforeMpiInit);
 }
 
 }  // namespace
@@ -122,7 +122,7 @@ int every_object_hint(MPI_Info info, bool* every) {
   // opal_info_get: the object may come from MPI_Info_create or from make_info.
   char value[8] = {};
   int flag = 0;
-  if (mpimon::ompi_series::info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, value,
+  if (mpimon::ompi_release::info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, value,
                                     sizeof value, &flag) != OPAL_SUCCESS)
     return MPI_T_ERR_INVALID;
   *every = flag && std::strcmp(value, "true") == 0;
@@ -169,7 +169,7 @@ int mpimon_events_test_info_get(MPI_Info info, const char* key, char* value, int
   if (info == MPI_INFO_NULL || key == nullptr || value == nullptr || value_len < 1) return 0;
   int flag = 0;
   auto* object = reinterpret_cast<ompi_info_t*>(info);
-  if (mpimon::ompi_series::info_get(&object->super, key, value, value_len, &flag) != OPAL_SUCCESS) return 0;
+  if (mpimon::ompi_release::info_get(&object->super, key, value, value_len, &flag) != OPAL_SUCCESS) return 0;
   return flag ? 1 : 0;
 }
 

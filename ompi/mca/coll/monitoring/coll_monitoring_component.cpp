@@ -25,7 +25,7 @@ mca_coll_base_module_t* comm_query(ompi_communicator_t* comm, int* priority);
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE mca_coll_mpimon_component = {
+__attribute__((visibility("default"))) MPIMON_COLL_COMPONENT_TYPE MPIMON_COMPONENT_SYMBOL = {
     .collm_version = MPIMON_COMPONENT_VERSION(MPIMON_COLL_BASE_VERSION, component_open, nullptr, component_register),
     .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .collm_init_query = init_query,

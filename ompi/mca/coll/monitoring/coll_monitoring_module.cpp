@@ -197,7 +197,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   // The begin/end events' payload (bytes by the accounting rules, nothing recorded).
   static mpimon_coll_event event_of(Module* self, Args... args) {
     mpimon_coll_event event{};
-    event.comm_id = static_cast<int32_t>(mpimon::ompi_series::local_context_id(self->comm));
+    event.comm_id = static_cast<int32_t>(mpimon::ompi_release::local_context_id(self->comm));
     event.kind = Kind;
     event.root = root_of(args...);
     Sends totals(Sends::TotalsOnly{}, *engine, job, self->comm, *self->cache);
@@ -397,7 +397,7 @@ int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   m->cache = new CommunicatorCache;
   save_previous(m, comm);
   m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm),
-                                                      mpimon::ompi_series::local_context_id(comm));
+                                                      mpimon::ompi_release::local_context_id(comm));
   {
     std::lock_guard lock(modules_mutex);
     modules_by_comm[comm] = m;

@@ -13,6 +13,7 @@
 
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
+#include "runtime/warnings.h"
 #include "split_tree_engine.h"
 
 namespace {
@@ -42,11 +43,7 @@ Settings& settings() {
 }
 
 void warn(const std::string& message, bool once_per_job) {
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (once_per_job && rank != nullptr && std::strcmp(rank, "0") != 0) return;
-  const std::string line = "coll_splittree: " + message + "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fflush(stderr);
+  warn_line("coll_splittree", message, once_per_job ? WarningScope::once_per_job : WarningScope::every_process);
 }
 
 }  // namespace mpimon::splittree

@@ -1,6 +1,6 @@
 #include "host_plan.h"
 
-#include "ompi_series_pmix.h"
+#include "ompi_release_pmix.h"
 #include "runtime/ompi_glue.h"
 
 #include <hwloc.h>
@@ -20,7 +20,7 @@ namespace {
 // This job's ranks on this host (PMIx "local peers"), in rank order.
 std::vector<uint32_t> local_peers(std::string& problem) {
   const auto text =
-      ompi_series::pmix::Query(true).string(ompi_series::pmix::kWildcardRank, ompi_series::pmix::kLocalPeers);
+      ompi_release::pmix::Query(true).string(ompi_release::pmix::kWildcardRank, ompi_release::pmix::kLocalPeers);
   std::vector<uint32_t> peers;
   if (text) {
     std::istringstream list(*text);
@@ -36,7 +36,7 @@ std::vector<uint32_t> local_peers(std::string& problem) {
 
 // The cpuset the launcher bound `vpid` to (hwloc list syntax), "" when not bound.
 std::string binding_of(uint32_t vpid) {
-  return ompi_series::pmix::Query(true).string(vpid, ompi_series::pmix::kCpuset).value_or("");
+  return ompi_release::pmix::Query(true).string(vpid, ompi_release::pmix::kCpuset).value_or("");
 }
 
 HostPlan compute() {

@@ -44,11 +44,11 @@ struct Step {
 class Collective;
 
 // The request the application gets: the layout of Open MPI's
-// ompi_coll_base_nbc_request_t first (ompi_series.h, NbcRequestFields: the bindings of
+// ompi_coll_base_nbc_request_t first (ompi_release.h, NbcRequestFields: the bindings of
 // nonblocking collectives write there after the module returns), then ours.
 struct SplitRequest {
   ompi_request_t super;
-  mpimon::ompi_series::NbcRequestFields nbc;
+  mpimon::ompi_release::NbcRequestFields nbc;
   Collective* collective;
 };
 

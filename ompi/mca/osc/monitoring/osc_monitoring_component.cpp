@@ -49,7 +49,7 @@ int component_finalize();
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) ompi_osc_base_component_t mca_osc_mpimon_component = {
+__attribute__((visibility("default"))) ompi_osc_base_component_t MPIMON_COMPONENT_SYMBOL = {
     .osc_version =
         MPIMON_COMPONENT_VERSION(MPIMON_OSC_BASE_VERSION, component_open, component_close, component_register),
     .osc_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
@@ -319,7 +319,7 @@ int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, o
     auto* component =
         reinterpret_cast<ompi_osc_base_component_t*>(const_cast<mca_base_component_t*>(item->cli_component));
     // Never ourselves, nor Open MPI's own monitoring wrapper when nobody excluded it.
-    if (component == &mca_osc_mpimon_component ||
+    if (component == &MPIMON_COMPONENT_SYMBOL ||
         std::strcmp(component->osc_version.mca_component_name, "monitoring") == 0)
       continue;
     const int priority = component->osc_query(win, base, size, disp_unit, comm, info, flavor);

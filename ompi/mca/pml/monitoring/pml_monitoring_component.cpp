@@ -38,7 +38,7 @@ int component_finalize();
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) MPIMON_PML_COMPONENT_TYPE mca_pml_mpimon_component = {
+__attribute__((visibility("default"))) MPIMON_PML_COMPONENT_TYPE MPIMON_COMPONENT_SYMBOL = {
     .pmlm_version =
         MPIMON_COMPONENT_VERSION(MPIMON_PML_BASE_VERSION, component_open, component_close, component_register),
     .pmlm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
@@ -77,7 +77,7 @@ int component_open() {
   // Selection only considers PMLs named in mca_pml_base_pml (filled with ob1, ucx, ...
   // or the user's --mca pml list): add ourselves when monitoring is on.
   if (Runtime::instance().settings.enable_level > 0)
-    opal_pointer_array_add(&mca_pml_base_pml, strdup(mca_pml_mpimon_component.pmlm_version.mca_component_name));
+    opal_pointer_array_add(&mca_pml_base_pml, strdup(MPIMON_COMPONENT_SYMBOL.pmlm_version.mca_component_name));
   return OMPI_SUCCESS;
 }
 
@@ -100,7 +100,7 @@ void keep_component_open() {
   opal_list_t* components = &ompi_pml_base_framework.framework_components;
   mca_base_component_list_item_t* item;
   OPAL_LIST_FOREACH(item, components, mca_base_component_list_item_t) {
-    if (item->cli_component == &mca_pml_mpimon_component.pmlm_version) {
+    if (item->cli_component == &MPIMON_COMPONENT_SYMBOL.pmlm_version) {
       opal_list_remove_item(components, &item->super);
       OBJ_RELEASE(item);
       break;

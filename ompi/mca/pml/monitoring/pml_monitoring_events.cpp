@@ -64,8 +64,8 @@ inline void raise_hot(EventFlag which, const ompi_communicator_t* comm, const mp
 // MPI_COMM_WORLD (its id a constant: one load fewer per event on the isend path).
 template <bool on_world = false>
 inline void describe(mpimon_pml_event& e, const ompi_communicator_t* comm, int rank, int tag, uint64_t bytes) {
-  e.comm_id = static_cast<int32_t>(on_world ? mpimon::ompi_series::kWorldLocalContextId
-                                            : mpimon::ompi_series::local_context_id(comm));
+  e.comm_id = static_cast<int32_t>(on_world ? mpimon::ompi_release::kWorldLocalContextId
+                                            : mpimon::ompi_release::local_context_id(comm));
   if (on_world || comm == &ompi_mpi_comm_world.comm) {
     e.peer = rank;  // MPI_ANY_SOURCE stays -1
   } else {

@@ -332,7 +332,7 @@ int monitored_start(size_t count, ompi_request_t** requests) {
 // hot path.
 
 inline bool on_private_communicator(const ompi_communicator_t* comm) {
-  const uint32_t cid = mpimon::ompi_series::local_context_id(comm);
+  const uint32_t cid = mpimon::ompi_release::local_context_id(comm);
   return cid < Runtime::kPrivateCommunicatorLimit &&
          ((state.private_communicators[cid / 64].load(std::memory_order_relaxed) >> (cid % 64)) & 1) != 0;
 }
@@ -427,14 +427,14 @@ isend_fn isend_outside_window = nullptr;
 send_fn send_outside_window = nullptr;
 
 inline bool is_shuffle(const ompi_communicator_t* comm, int tag) {
-  return tag >= 0 && io_files->is_file_communicator(mpimon::ompi_series::local_context_id(comm));
+  return tag >= 0 && io_files->is_file_communicator(mpimon::ompi_release::local_context_id(comm));
 }
 
 void record_shuffle(const ompi_communicator_t* comm, int dst, size_t bytes) {
   const int32_t peer = world_rank_of(comm, dst, state.job);
   if (peer >= 0) {
     state.engine->record(peer, Category::io_shuffle, bytes);
-    io_files->record_shuffle(mpimon::ompi_series::local_context_id(comm), peer, bytes);
+    io_files->record_shuffle(mpimon::ompi_release::local_context_id(comm), peer, bytes);
   } else {
     state.engine->record_other_job(Category::io_shuffle, bytes);
   }

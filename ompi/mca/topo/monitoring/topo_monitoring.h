@@ -5,7 +5,7 @@
 // default (topo/basic: no reordering) applies, at no cost. Reference: docs/placement.md.
 //
 // The placement itself (job-file reader, placement core) lives in libmpimon_reorder.so,
-// loaded with dlopen on the first reordering that needs it (tools/reorder/
+// loaded with dlopen on the first reordering that needs it (inprocess/reorder/
 // mpimon_reorder_topo.h): nothing of it enters a process that does not ask for it.
 // Distributed graphs are declined (see topo_monitoring_component.cpp).
 #pragma once

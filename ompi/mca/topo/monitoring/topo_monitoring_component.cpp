@@ -19,6 +19,7 @@
 #include "mpimon_reorder.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
+#include "runtime/warnings.h"
 
 namespace {
 
@@ -50,11 +51,8 @@ Settings& mutable_settings() {
 const Settings& settings() { return mutable_settings(); }
 
 void warn(const std::string& message, bool once_per_job) {
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (once_per_job && rank != nullptr && std::strcmp(rank, "0") != 0) return;
-  const std::string line = std::string("topo_") + MPIMON_VARIABLES_NAME + ": " + message + "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fflush(stderr);
+  warn_line(std::string("topo_") + MPIMON_VARIABLES_NAME, message,
+            once_per_job ? WarningScope::once_per_job : WarningScope::every_process);
 }
 
 }  // namespace mpimon::topo

@@ -1,6 +1,6 @@
 #include "runtime/deployment_check_ompi.h"
 
-#include "ompi_series_pmix.h"
+#include "ompi_release_pmix.h"
 #include "runtime/ompi_glue.h"
 
 #include <cstdlib>
@@ -10,10 +10,10 @@ namespace mpimon {
 
 namespace {
 
-using ompi_series::pmix::Query;
+using ompi_release::pmix::Query;
 
 std::string hostname_of(int rank) {
-  const auto name = Query(true).string(static_cast<uint32_t>(rank), ompi_series::pmix::kHostname);
+  const auto name = Query(true).string(static_cast<uint32_t>(rank), ompi_release::pmix::kHostname);
   return name ? *name : "the host of rank " + std::to_string(rank);
 }
 
@@ -43,15 +43,15 @@ std::optional<int> lowest_rank(const std::string& peers) {
 }  // namespace
 
 std::string publish_components_tag(const std::string& tag) {
-  const int rc = ompi_series::pmix::put_global_string(kComponentsKey, tag);
+  const int rc = ompi_release::pmix::put_global_string(kComponentsKey, tag);
   return rc == 0 ? "" : "cannot publish this rank's components in the PMIx modex (error " + std::to_string(rc) + ")";
 }
 
 std::vector<HostReport> probe_hosts(int world_size) {
   std::vector<HostReport> reports;
-  const uint32_t wildcard = ompi_series::pmix::kWildcardRank;
-  const auto nodes = Query(true).number(wildcard, ompi_series::pmix::kNumNodes);
-  const auto node_list = Query(true).string(wildcard, ompi_series::pmix::kNodeList);
+  const uint32_t wildcard = ompi_release::pmix::kWildcardRank;
+  const auto nodes = Query(true).number(wildcard, ompi_release::pmix::kNumNodes);
+  const auto node_list = Query(true).string(wildcard, ompi_release::pmix::kNodeList);
   const std::vector<std::string> names = node_list ? split_commas(*node_list) : std::vector<std::string>{};
   // The job's nodes: its node list where there is one (5.0's node count is the whole
   // allocation's, the launcher's node included, even when it runs no rank), else the count.
@@ -59,7 +59,7 @@ std::vector<HostReport> probe_hosts(int world_size) {
   if (job_nodes > 0) {
     for (uint32_t n = 0; n < job_nodes; ++n) {
       const std::string name = names.empty() ? "" : names[n];
-      const auto peers = Query(true).on_node(n, name).string(wildcard, ompi_series::pmix::kLocalPeers);
+      const auto peers = Query(true).on_node(n, name).string(wildcard, ompi_release::pmix::kLocalPeers);
       const auto lowest = peers ? lowest_rank(*peers) : std::nullopt;
       if (!lowest || *lowest >= world_size) {
         reports.clear();  // no usable node map: look at every rank below
@@ -74,7 +74,7 @@ std::vector<HostReport> probe_hosts(int world_size) {
   std::vector<uint32_t> ranks;
   ranks.reserve(reports.size());
   for (const HostReport& report : reports) ranks.push_back(static_cast<uint32_t>(report.rank));
-  const std::vector<std::optional<std::string>> tags = ompi_series::pmix::published_strings(ranks, kComponentsKey);
+  const std::vector<std::optional<std::string>> tags = ompi_release::pmix::published_strings(ranks, kComponentsKey);
   for (size_t i = 0; i < reports.size(); ++i) reports[i].tag = tags[i];
   return reports;
 }

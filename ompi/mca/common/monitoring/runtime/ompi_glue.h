@@ -1,9 +1,9 @@
 // The Open MPI internal headers our adapters need, made to compile as C++20.
 // Include this first (ompi_config.h must come before any other Open MPI header). What
-// differs between Open MPI series is in runtime/ompi-<series>/ompi_series.h.
+// differs between Open MPI series is in runtime/ompi-<series>/ompi_release.h.
 #pragma once
 
-#include "ompi_series.h"
+#include "ompi_release.h"
 
 #include <ompi/communicator/communicator.h>
 #include <ompi/datatype/ompi_datatype.h>

@@ -1,4 +1,5 @@
 #include "runtime/runtime.h"
+#include "runtime/warnings.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,17 +27,9 @@ Runtime& Runtime::instance() {
   return *runtime;
 }
 
-void warn(const std::string& message) {
-  std::string line = "mpimon: " + message;
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fflush(stderr);
-}
+void warn(const std::string& message) { warn_line("mpimon", message, WarningScope::every_process); }
 
-void warn_once_per_job(const std::string& message) {
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (rank == nullptr || std::strcmp(rank, "0") == 0) warn(message);
-}
+void warn_once_per_job(const std::string& message) { warn_line("mpimon", message, WarningScope::once_per_job); }
 
 void Runtime::add_layer(RecordingSwitch recording_switch) { layers_.push_back(recording_switch); }
 

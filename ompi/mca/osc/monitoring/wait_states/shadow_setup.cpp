@@ -93,7 +93,7 @@ void register_new_communicators(const std::vector<void*>& before, Shadow& shadow
   const std::vector<void*> after = communicator_table();
   for (size_t i = 0; i < after.size(); ++i) {
     if (after[i] == nullptr || (i < before.size() && before[i] == after[i])) continue;
-    const uint32_t cid = mpimon::ompi_series::local_context_id(static_cast<const ompi_communicator_t*>(after[i]));
+    const uint32_t cid = mpimon::ompi_release::local_context_id(static_cast<const ompi_communicator_t*>(after[i]));
     Runtime::instance().add_private_communicator(cid);
     shadow.private_cids.push_back(cid);
   }

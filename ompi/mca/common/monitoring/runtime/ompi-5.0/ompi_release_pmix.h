@@ -1,7 +1,7 @@
 // Open MPI 5.0 series: the PMIx lookups our code makes (the start-up check of the
 // deployment, coll/splittree's host plan), through the PMIx v4 API of the external PMIx
 // 5.0 uses (4.1's opal_pmix module, opal_value_t and OPAL_PMIX_* keys are gone).
-// ompi-4.1/ompi_series_pmix.h declares the same names.
+// ompi-4.1/ompi_release_pmix.h declares the same names.
 #pragma once
 
 #include "runtime/ompi_glue.h"
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace mpimon::ompi_series::pmix {
+namespace mpimon::ompi_release::pmix {
 
 inline constexpr const char* kHostname = PMIX_HOSTNAME;
 inline constexpr const char* kNumNodes = PMIX_NUM_NODES;
@@ -163,4 +163,4 @@ inline int put_global_string(const char* key, const std::string& value) {
   return rc;
 }
 
-}  // namespace mpimon::ompi_series::pmix
+}  // namespace mpimon::ompi_release::pmix

@@ -41,20 +41,6 @@ struct Cursor {
   }
 };
 
-bool category_from_name(std::string_view name, Category& category) {
-  for (int c = 0; c < kCategoryCount; ++c) {
-    if (name == category_name(static_cast<Category>(c))) {
-      category = static_cast<Category>(c);
-      return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-namespace {
-
 // Version 2's integrity trailer, checked while reading: every rank's block ends with
 // `checksum <rank> <bytes> <crc32c>` covering the block's bytes before that line, ranks
 // in order 0..world_size-1, and the file ends with `eof <bytes before this line>`.
@@ -213,7 +199,7 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
     const std::string_view category = c.word("a category");
     // io_shuffle came with version 3; it is read in any version (the time series' sums
     // are made in memory as version 1: no trailer), older writers never wrote it.
-    if (!category_from_name(category, r.category))
+    if (!parse_category(category, r.category))
       c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" + std::string(category) +
              "'");
     r.counters.messages = c.number<uint64_t>(c.word("a message count"), "a message count");

@@ -1,5 +1,5 @@
 // Reading the payloads of the time series' frames (formats/series_format.h). Pure C++,
-// in mpimon_format_readers: the tools and tests link it, the runtime library never does.
+// in mpimon_readers: the tools and tests link it, the runtime library never does.
 #pragma once
 
 #include <cstdint>

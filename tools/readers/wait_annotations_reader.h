@@ -1,5 +1,5 @@
 // Reading the wait-state lines of a job file (analyses/wait_states/wait_totals.h writes
-// them). Pure C++, in mpimon_format_readers: the tools and tests link it, the runtime
+// them). Pure C++, in mpimon_readers: the tools and tests link it, the runtime
 // library never does.
 #pragma once
 

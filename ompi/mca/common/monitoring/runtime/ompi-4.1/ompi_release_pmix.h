@@ -1,6 +1,6 @@
 // Open MPI 4.1 series: the PMIx lookups our code makes (the start-up check of the
 // deployment, coll/splittree's host plan), through 4.1's opal_pmix module.
-// ompi-5.0/ompi_series_pmix.h declares the same names over the PMIx v4 API.
+// ompi-5.0/ompi_release_pmix.h declares the same names over the PMIx v4 API.
 #pragma once
 
 #include "runtime/ompi_glue.h"
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace mpimon::ompi_series::pmix {
+namespace mpimon::ompi_release::pmix {
 
 inline constexpr const char* kHostname = OPAL_PMIX_HOSTNAME;
 inline constexpr const char* kNumNodes = OPAL_PMIX_NUM_NODES;
@@ -104,4 +104,4 @@ inline int put_global_string(const char* key, const std::string& value) {
   return rc;
 }
 
-}  // namespace mpimon::ompi_series::pmix
+}  // namespace mpimon::ompi_release::pmix

@@ -1,6 +1,6 @@
 // Reading the frames of a series file by name (the scanning itself is the format's:
 // formats/series_frame_scan.h). Pure C++, in
-// mpimon_format_readers: the tools and tests link it, the runtime library never does.
+// mpimon_readers: the tools and tests link it, the runtime library never does.
 #pragma once
 
 #include <cstdint>

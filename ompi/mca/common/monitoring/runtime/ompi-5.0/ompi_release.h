@@ -1,7 +1,7 @@
 // Open MPI 5.0 series: what differs from 4.1 in the internals our components touch
 // (docs/open-mpi-5.md, "One source tree"). CMake puts this folder on the include path
 // when it finds a 5.0.x Open MPI, and include/ here (only the headers that installation
-// lacks, plus event.h's wrapper) before Open MPI's own. ompi-4.1/ompi_series.h declares
+// lacks, plus event.h's wrapper) before Open MPI's own. ompi-4.1/ompi_release.h declares
 // the same names. Included by ompi_glue.h, first.
 #pragma once
 
@@ -50,7 +50,7 @@ inline int opal_hash_table_get_value_ptr(opal_hash_table_t* table, const void* k
     return name(comm, priority, type);                                                                    \
   }
 
-namespace mpimon::ompi_series {
+namespace mpimon::ompi_release {
 
 inline constexpr const char* kName = "5.0";
 
@@ -104,4 +104,4 @@ inline int info_get(opal_info_t* info, const char* key, char* value, int length,
   return rc;
 }
 
-}  // namespace mpimon::ompi_series
+}  // namespace mpimon::ompi_release

@@ -1,6 +1,6 @@
 // Open MPI 4.1 series: what differs from 5.0 in the internals our components touch
 // (docs/open-mpi-5.md, "One source tree"). CMake puts this folder on the include path
-// when it finds a 4.1.x Open MPI; ompi-5.0/ompi_series.h declares the same names.
+// when it finds a 4.1.x Open MPI; ompi-5.0/ompi_release.h declares the same names.
 // Included by ompi_glue.h, first (ompi_config.h must precede every Open MPI header).
 #pragma once
 
@@ -42,7 +42,7 @@ extern "C" {
     return name(comm, priority, type);                                                    \
   }
 
-namespace mpimon::ompi_series {
+namespace mpimon::ompi_release {
 
 inline constexpr const char* kName = "4.1";
 
@@ -75,4 +75,4 @@ inline int info_get(opal_info_t* info, const char* key, char* value, int length,
   return opal_info_get(info, key, length - 1, value, found);
 }
 
-}  // namespace mpimon::ompi_series
+}  // namespace mpimon::ompi_release

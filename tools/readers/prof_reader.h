@@ -1,5 +1,5 @@
 // Reading the .prof format (formats/prof_format.h): our dumps, Open MPI 4.1's, and
-// captures of a job's standard output. Pure C++, in mpimon_format_readers: the tools and
+// captures of a job's standard output. Pure C++, in mpimon_readers: the tools and
 // tests link it, the runtime library never does.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Reading the job file (formats/job_format.h): every check the format allows, streaming
-// or whole. Pure C++, in mpimon_format_readers: the tools and tests link it, the runtime
+// or whole. Pure C++, in mpimon_readers: the tools and tests link it, the runtime
 // library never does.
 #pragma once
 
