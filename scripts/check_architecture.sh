@@ -6,16 +6,23 @@
 #      formats, files, analyses and readers compile without them;
 #   2. the runtime library every MPI process loads holds no reader: no function defined by
 #      the readers library is in libmpimon_monitoring.so;
-#   3. the user-side command never links Open MPI.
-# Usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon>
+#   3. the user-side command never links Open MPI;
+#   4. every other library an MPI process loads (our plugins, libmpimon_reorder.so, the event
+#      logger, the events library) exports only its interface (a plugin: its component
+#      symbol; reorder: mpimon_reorder*; the logger: MPI_*) and links none of the tools'
+#      libraries (Scotch): tool-side code reaches an MPI process only as the static, hidden
+#      readers and placement core inside libmpimon_reorder.so.
+# Usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon> [<in-process library>...]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [[ $# -ne 3 ]]; then
-  echo "usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon>" >&2
+if [[ $# -lt 3 ]]; then
+  echo "usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon> [<in-process library>...]" >&2
   exit 2
 fi
 runtime_library=$1 readers_library=$2 tool=$3
-for f in "$runtime_library" "$readers_library" "$tool"; do
+shift 3
+in_process=("$@")
+for f in "$runtime_library" "$readers_library" "$tool" "${in_process[@]}"; do
   [[ -f $f ]] || { echo "check_architecture.sh: $f does not exist (build it first)" >&2; exit 2; }
 done
 failed=0
