@@ -123,7 +123,7 @@ int every_object_hint(MPI_Info info, bool* every) {
   char value[8] = {};
   int flag = 0;
   if (mpimon::ompi_release::info_get(&reinterpret_cast<ompi_info_t*>(info)->super, MPIMON_EVENTS_EVERY_OBJECT, value,
-                                    sizeof value, &flag) != OPAL_SUCCESS)
+                                     sizeof value, &flag) != OPAL_SUCCESS)
     return MPI_T_ERR_INVALID;
   *every = flag && std::strcmp(value, "true") == 0;
   return MPI_SUCCESS;
