@@ -2,9 +2,16 @@
 // variables around known patterns. Prints "rank <r>: OK <mode>" or what differed, and,
 // for the overlap modes, "rank <r>: overlap <value> blocked <seconds>".
 //
-//   nbc_patterns kinds [some|none]          every nonblocking kind on MPI_COMM_WORLD, a split, a
+//   nbc_patterns kinds [none]               every nonblocking kind on MPI_COMM_WORLD, a split, a
 //                                           Cartesian ring and an intercommunicator; the calls counted
-//                                           (some: at most them, a sample; none: no call followed)
+//                                           (none: no call followed, the overlap reads NaN)
+//   nbc_patterns two <bytes> <seconds> [none]
+//                                           one MPI_Iallreduce of <bytes> on each of two communicators
+//                                           during <seconds> of computation, the first alone, the second
+//                                           with MPI_Test every 5 ms; prints both overlaps (none: no call
+//                                           followed, both read NaN)
+//   nbc_patterns many <count>               <count> MPI_Iallreduce on MPI_COMM_WORLD: prints how many
+//                                           were followed
 //   nbc_patterns overlap <bytes> <seconds> alone|test
 //                                           MPI_Iallreduce of <bytes> (doubles), <seconds> of computation
 //                                           without MPI calls (alone) or with MPI_Test every 5 ms, MPI_Wait
@@ -60,13 +67,14 @@ struct Handle {
   }
 };
 
-struct Watch {  // the four variables on one communicator
-  Handle calls, overlap, blocked, duration;
+struct Watch {  // the five variables on one communicator
+  Handle calls, overlap, blocked, duration, followed;
   explicit Watch(MPI_Comm comm)
       : calls("coll_monitoring_nbc_calls", MPI_T_PVAR_CLASS_COUNTER, comm),
         overlap("coll_monitoring_nbc_overlap", MPI_T_PVAR_CLASS_PERCENTAGE, comm),
         blocked("coll_monitoring_nbc_blocked_time", MPI_T_PVAR_CLASS_TIMER, comm),
-        duration("coll_monitoring_nbc_duration", MPI_T_PVAR_CLASS_TIMER, comm) {}
+        duration("coll_monitoring_nbc_duration", MPI_T_PVAR_CLASS_TIMER, comm),
+        followed("coll_monitoring_nbc_followed", MPI_T_PVAR_CLASS_COUNTER, comm) {}
 };
 
 // Computation without any MPI call for `seconds`; with `poll`, MPI_Test on `request`
@@ -165,20 +173,22 @@ int every_neighbor_kind(MPI_Comm c, int degree) {
   return 5;
 }
 
-// Which of the calls the variables follow (coll_monitoring_nbc_sampling): every one (1), a
-// sample (N >= 2), none (0).
-enum class Following { every, some, none };
-Following following = Following::every;
+// Which of the calls the variables follow: every one (the default's first 64 per
+// communicator, or coll_monitoring_nbc_sampling 1), none (coll_monitoring_nbc_exact_calls
+// 0 and coll_monitoring_nbc_sampling 0).
+bool followed_none = false;
 
 void expect_calls(Watch& w, unsigned long long issued, const std::string& what) {
-  const unsigned long long calls = w.calls.read_count();
-  const unsigned long long expected = following == Following::none ? 0 : issued;
+  const unsigned long long calls = w.calls.read_count(), followed = w.followed.read_count();
+  const unsigned long long expected = followed_none ? 0 : issued;
   const double overlap = w.overlap.read_double(), blocked = w.blocked.read_double(),
                duration = w.duration.read_double();
-  check(following == Following::some ? calls <= expected : calls == expected,
-        what + ": " + std::to_string(calls) + " calls, expected " + (following == Following::some ? "at most " : "") +
-            std::to_string(expected));
-  check(overlap >= 0 && overlap <= 1, what + ": overlap " + std::to_string(overlap));
+  check(calls == expected && followed == expected, what + ": " + std::to_string(calls) + " calls, " +
+                                                       std::to_string(followed) + " followed, expected " +
+                                                       std::to_string(expected));
+  // Nothing followed: the overlap is not a number (docs/pvars.md), never a 0.
+  check(followed_none ? std::isnan(overlap) : overlap >= 0 && overlap <= 1,
+        what + ": overlap " + std::to_string(overlap));
   check(blocked >= 0 && duration >= blocked && duration < 600,
         what + ": blocked " + std::to_string(blocked) + " s of " + std::to_string(duration) + " s");
 }
@@ -228,6 +238,56 @@ void overlap(long long bytes, double seconds, bool poll) {
   std::printf("rank %d: overlap %.6f blocked %.6f duration %.6f\n", rank, w.overlap.read_double(),
               w.blocked.read_double(), w.duration.read_double());
   check(w.calls.read_count() == 1, "one call");
+}
+
+// The program of issue 35: one MPI_Iallreduce on each of two communicators, the first
+// left alone during the computation (overlap about 0), the second tested every 5 ms
+// (about 1). With the default settings both are followed (the first calls of each
+// communicator are); with none followed both read NaN.
+void two_communicators(long long bytes, double seconds) {
+  const size_t count = static_cast<size_t>(bytes) / sizeof(double);
+  std::vector<double> in(count, 1.0 + rank), out(count);
+  MPI_Comm first, second;
+  MPI_Comm_dup(MPI_COMM_WORLD, &first);
+  MPI_Comm_dup(MPI_COMM_WORLD, &second);
+  MPI_Comm_set_name(first, "alone");
+  MPI_Comm_set_name(second, "tested");
+  {
+    Watch a(first), b(second);
+    MPI_Request r;
+    MPI_Iallreduce(in.data(), out.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, first, &r);
+    compute(seconds);
+    wait(&r);
+    MPI_Iallreduce(in.data(), out.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, second, &r);
+    compute(seconds, &r);
+    wait(&r);
+    const double expected = size * (size + 1) / 2.0;
+    check(out.front() == expected && out.back() == expected, "allreduce result");
+    const unsigned long long followed_a = a.followed.read_count(), followed_b = b.followed.read_count();
+    const double overlap_a = a.overlap.read_double(), overlap_b = b.overlap.read_double();
+    std::printf("rank %d: two alone %.6f followed %llu tested %.6f followed %llu\n", rank, overlap_a, followed_a,
+                overlap_b, followed_b);
+    const unsigned long long expected_followed = followed_none ? 0 : 1;
+    check(followed_a == expected_followed && followed_b == expected_followed,
+          "followed " + std::to_string(followed_a) + " and " + std::to_string(followed_b));
+    if (followed_none) check(std::isnan(overlap_a) && std::isnan(overlap_b), "not followed: the overlaps are NaN");
+  }
+  MPI_Comm_free(&first);
+  MPI_Comm_free(&second);
+}
+
+// <count> small MPI_Iallreduce on MPI_COMM_WORLD, each waited for: how many were followed.
+void many(int count) {
+  Watch w(MPI_COMM_WORLD);
+  int in = rank, out = 0;
+  for (int i = 0; i < count; ++i) {
+    MPI_Request r;
+    MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+    wait(&r);
+  }
+  check(out == size * (size - 1) / 2, "allreduce result");
+  std::printf("rank %d: followed %llu of %d completed %llu\n", rank, w.followed.read_count(), count,
+              w.calls.read_count());
 }
 
 // libnbc on 2 ranks, binomial schedules: an MPI_Iallreduce of 4 ints sends rank 1's data
@@ -358,9 +418,13 @@ int main(int argc, char** argv) {
   scenario::init(argc, argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
   MPI_T_pvar_session_create(&session);
   if (mode == "kinds") {
-    const std::string which = argc > 2 ? argv[2] : "";
-    following = which == "some" ? Following::some : which == "none" ? Following::none : Following::every;
+    followed_none = argc > 2 && std::string(argv[2]) == "none";
     kinds();
+  } else if (mode == "two" && argc > 3) {
+    followed_none = argc > 4 && std::string(argv[4]) == "none";
+    two_communicators(std::atoll(argv[2]), std::atof(argv[3]));
+  } else if (mode == "many" && argc > 2) {
+    many(std::atoi(argv[2]));
   } else if (mode == "overlap" && argc > 4) {
     overlap(std::atoll(argv[2]), std::atof(argv[3]), std::string(argv[4]) == "test");
   } else if (mode == "exact") {

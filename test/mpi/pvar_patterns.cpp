@@ -330,8 +330,9 @@ void bad_objects(MPI_T_pvar_session session) {
 // Our integer control variables as MPI_T sees them: MPI_INT, no enumeration (as Debian's
 // component registers them), read as integers.
 void control_variables() {
-  for (const char* name : {"pml_monitoring_enable", "pml_monitoring_enable_output", "pml_monitoring_verbose",
-                           "osc_monitoring_sync_timing", "osc_monitoring_wait_states"}) {
+  for (const char* name :
+       {"pml_monitoring_enable", "pml_monitoring_enable_output", "pml_monitoring_verbose", "osc_monitoring_sync_timing",
+        "osc_monitoring_wait_states", "coll_monitoring_nbc_sampling", "coll_monitoring_nbc_exact_calls"}) {
     int index = -1;
     if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS) {
       check(false, std::string("no control variable ") + name);

@@ -67,22 +67,27 @@ TEST(Pvars, InvalidObjectsAreRefusedWithAnErrorNotACrash4Ranks) {
 
 // Integers in MPI_T (MPI_INT, no enumeration), as Debian's component registers them.
 TEST(Pvars, IntegerControlVariablesAreMpiInt4Ranks) {
-  const JobResult job = run_job(
-      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_verbose", "1", "--mca",
-          "osc_monitoring_sync_timing", "1", "--mca", "osc_monitoring_wait_states", "1", kPvars, "control_variables"});
+  const JobResult job =
+      run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_verbose", "1", "--mca",
+                  "osc_monitoring_sync_timing", "1", "--mca", "osc_monitoring_wait_states", "1", "--mca",
+                  "coll_monitoring_nbc_exact_calls", "16", kPvars, "control_variables"});
   expect_every_rank_ok(job, 4, "control_variables");
-  for (const char* line : {"rank 2: cvar pml_monitoring_enable=2\n", "rank 2: cvar pml_monitoring_enable_output=0\n",
-                           "rank 2: cvar pml_monitoring_verbose=1\n", "rank 2: cvar osc_monitoring_sync_timing=1\n",
-                           "rank 2: cvar osc_monitoring_wait_states=1\n"})
+  for (const char* line :
+       {"rank 2: cvar pml_monitoring_enable=2\n", "rank 2: cvar pml_monitoring_enable_output=0\n",
+        "rank 2: cvar pml_monitoring_verbose=1\n", "rank 2: cvar osc_monitoring_sync_timing=1\n",
+        "rank 2: cvar osc_monitoring_wait_states=1\n", "rank 2: cvar coll_monitoring_nbc_sampling=128\n",
+        "rank 2: cvar coll_monitoring_nbc_exact_calls=16\n"})
     EXPECT_NE(job.output.find(line), std::string::npos) << line << job.output;
 }
 
 // Invalid text still gets our one warning per parameter and job, and reads as the default.
 TEST(Pvars, InvalidIntegerTextWarnsOnceAndReadsAsTheDefault4Ranks) {
-  const JobResult job = run_job(
-      4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1k", "--mca",
-          "pml_monitoring_verbose", "abc", "--mca", "osc_monitoring_wait_states", "-1", kPvars, "control_variables"});
+  const JobResult job =
+      run_job(4, {"--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "1k", "--mca",
+                  "pml_monitoring_verbose", "abc", "--mca", "osc_monitoring_wait_states", "-1", "--mca",
+                  "coll_monitoring_nbc_exact_calls", "-3", kPvars, "control_variables"});
   expect_every_rank_ok(job, 4, "control_variables");
+  EXPECT_NE(job.output.find("rank 1: cvar coll_monitoring_nbc_exact_calls=64\n"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("rank 1: cvar pml_monitoring_enable_output=0\n"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("rank 1: cvar pml_monitoring_verbose=0\n"), std::string::npos) << job.output;
   EXPECT_NE(job.output.find("rank 1: cvar osc_monitoring_wait_states=0\n"), std::string::npos) << job.output;
@@ -91,7 +96,10 @@ TEST(Pvars, InvalidIntegerTextWarnsOnceAndReadsAsTheDefault4Ranks) {
         "stderr, 3 or more file); using 0: no end-of-job dump\n",
         "mpimon: invalid value 'abc' for MCA parameter pml_monitoring_verbose (valid: 0 off, 1 or more on); using 0\n",
         "mpimon: invalid value '-1' for MCA parameter osc_monitoring_wait_states (valid: 0 or 1); using 0: wait "
-        "states off, the job runs on\n"}) {
+        "states off, the job runs on\n",
+        "mpimon: invalid value '-3' for MCA parameter coll_monitoring_nbc_exact_calls (valid: N >= 0, the first N "
+        "calls of each communicator); using 64: the first 64 nonblocking collectives of each communicator "
+        "followed\n"}) {
     const size_t at = job.output.find(warning);
     EXPECT_NE(at, std::string::npos) << warning << job.output;
     EXPECT_EQ(job.output.find(warning, at + 1), std::string::npos) << "once per job\n" << job.output;

@@ -3,6 +3,7 @@
 // activity switches and the dump lines.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 
 #include "analyses/communicator_classes.h"
@@ -226,10 +227,10 @@ TEST(NbcTotals, TheJobFileSumsEntriesOfOneIdentityAndNamesItTheProfFileNamesEach
   call.messages = call.messages_before_wait = 1;
   first->nbc_totals()[NbcKind::ibcast].add(call);
   second->nbc_totals()[NbcKind::ibcast].add(call);
-  EXPECT_EQ(format_job_nbc(0, registry, 1e-9), "nbc_overlap 0 " + first->identity() +
-                                                   " ibcast 2 0 0.000000000 0.000000000 16 16 1.000000 "
-                                                   "0,0,0,0,0,0,0,0,0,2\n");
-  const std::string prof = format_prof_nbc(0, registry, 1e-9);
+  EXPECT_EQ(format_job_nbc(0, registry, 1e-9, {}), "nbc_overlap 0 " + first->identity() +
+                                                       " ibcast 2 0 0.000000000 0.000000000 16 16 1.000000 "
+                                                       "0,0,0,0,0,0,0,0,0,2\n");
+  const std::string prof = format_prof_nbc(0, registry, 1e-9, {});
   EXPECT_NE(prof.find("# NBC\t0\ta name\tibcast\t1 calls"), std::string::npos) << prof;
   EXPECT_NE(prof.find("# NBC\t0\tother\tibcast\t1 calls"), std::string::npos) << prof;
 }
@@ -247,10 +248,10 @@ TEST_F(NbcTrackerTest, ByteWeightedOverlapAndDumpLines) {
     tracker.wait_end(wait, 1'500'000'000);
   }
   EXPECT_DOUBLE_EQ(entry->nbc()->byte_weighted_overlap(), 0.5);
-  EXPECT_EQ(format_job_nbc(3, registry, 1e-9),
+  EXPECT_EQ(format_job_nbc(3, registry, 1e-9, {}),
             "nbc_overlap 3 " + entry->identity() +
                 " iallreduce 2 2 3.000000000 1.000000000 800 400 0.500000 0,0,1,0,0,0,0,1,0,0\n");
-  EXPECT_EQ(format_prof_nbc(3, registry, 1e-9),
+  EXPECT_EQ(format_prof_nbc(3, registry, 1e-9, {}),
             "# NBC\t3\tworld\tiallreduce\t2 calls\t2 waited\t3.000000000 s\t1.000000000 s blocked\t800 bytes\t"
             "400 bytes before wait\t0.500000\t0,0,1,0,0,0,0,1,0,0\n");
 }
@@ -261,13 +262,17 @@ TEST(NbcTotals, AReceiveOnlyCallHasNoMeanInTheDumpLines) {
   NbcCall receive_only;
   receive_only.waited = true;
   leaf->nbc_totals()[NbcKind::ibcast].add(receive_only);
-  EXPECT_EQ(format_job_nbc(1, registry, 1e-9),
+  EXPECT_EQ(format_job_nbc(1, registry, 1e-9, {}),
             "nbc_overlap 1 " + leaf->identity() + " ibcast 1 1 0.000000000 0.000000000 0 0 - 0,0,0,0,0,0,0,0,0,0\n");
 }
 
-TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingIsZero) {
+TEST(NbcTotals, NoBytesFallsBackToTheMeanAndNothingMeasuredIsNotANumber) {
   NbcTotals totals;
-  EXPECT_DOUBLE_EQ(totals.byte_weighted_overlap(), 0.0);
+  EXPECT_TRUE(std::isnan(totals.byte_weighted_overlap())) << "not measured is never a number";
+  NbcCall receive_only;
+  receive_only.waited = true;
+  totals[NbcKind::ibcast].add(receive_only);
+  EXPECT_TRUE(std::isnan(totals.byte_weighted_overlap())) << "followed, but no message of its own";
   NbcCall barrier;
   barrier.waited = true;
   barrier.messages = 2;
@@ -288,4 +293,59 @@ TEST_F(NbcTrackerTest, AWaitThatReturnedCompletesACollectiveWhoseCallbackNeverRa
   EXPECT_EQ(totals(NbcKind::ibcast).calls, 1u);
   EXPECT_EQ(totals(NbcKind::ibcast).blocked_ticks, 20u);
   EXPECT_EQ(Switches::calls, (std::vector<bool>{true, false}));
+}
+
+TEST_F(NbcTrackerTest, FollowedCallsAreCountedWhenTheyBeginAndUnfollowedOnesAreNoted) {
+  NbcTracker::Pending* p = tracker.begin(&comm_a, nullptr, -150, NbcKind::iallreduce, entry, 0);
+  EXPECT_EQ(totals(NbcKind::iallreduce).followed, 1u) << "followed from its call on";
+  EXPECT_EQ(totals(NbcKind::iallreduce).calls, 0u) << "completed: not yet";
+  tracker.started(p, -150, &request_1);
+  tracker.completed(p, 10);
+  EXPECT_EQ(totals(NbcKind::iallreduce).calls, 1u);
+  EXPECT_FALSE(totals(NbcKind::iallreduce).not_followed());
+  tracker.note_unfollowed(entry, NbcKind::ibcast);
+  EXPECT_TRUE(totals(NbcKind::ibcast).not_followed());
+  EXPECT_EQ(entry->nbc()->sum().followed, 1u);
+}
+
+TEST(NbcTotals, AKindWithOnlyUnfollowedCallsSaysNotFollowedInBothDumpsWithTheSchedule) {
+  CommunicatorRegistry registry;
+  CommunicatorClasses* comm = registry.open("second", {0, 1}, 7);
+  comm->nbc_totals()[NbcKind::iallreduce].unfollowed = true;  // its calls' turn came, none followed
+  const NbcSchedule schedule{0, 0};
+  EXPECT_EQ(format_job_nbc(2, registry, 1e-9, schedule),
+            "nbc_overlap 2 " + comm->identity() + " iallreduce not followed\nnbc_sampling 2 0 0\n");
+  EXPECT_EQ(format_prof_nbc(2, registry, 1e-9, schedule),
+            "# NBC\t2\tsecond\tiallreduce\tnot followed\n# NBC sampling\t2\t0\t0\n");
+  EXPECT_TRUE(std::isnan(comm->nbc()->byte_weighted_overlap()));
+}
+
+TEST(NbcTotals, SampledKindsKeepTheirFiguresAndTheScheduleFollowsTheLines) {
+  CommunicatorRegistry registry;
+  CommunicatorClasses* comm = registry.open("w", {0, 1});
+  NbcCall call;
+  call.bytes = call.bytes_before_wait = 8;
+  call.messages = call.messages_before_wait = 1;
+  NbcKindTotals& ibcast = comm->nbc_totals()[NbcKind::ibcast];
+  ibcast.followed = 1;
+  ibcast.add(call);
+  EXPECT_EQ(
+      format_job_nbc(0, registry, 1e-9, NbcSchedule{64, 128}),
+      "nbc_overlap 0 " + comm->identity() + " ibcast 1 0 0.000000000 0.000000000 8 8 1.000000 0,0,0,0,0,0,0,0,0,1\n")
+      << "every call followed: no schedule line";
+  ibcast.unfollowed = true;  // later calls sampled
+  EXPECT_EQ(format_job_nbc(0, registry, 1e-9, NbcSchedule{64, 128}),
+            "nbc_overlap 0 " + comm->identity() +
+                " ibcast 1 0 0.000000000 0.000000000 8 8 1.000000 0,0,0,0,0,0,0,0,0,1\nnbc_sampling 0 128 64\n");
+}
+
+TEST(NbcTotals, MergedEntriesAddFollowedCallsAndKeepTheUnfollowedMark) {
+  NbcTotals a, b;
+  a[NbcKind::ibarrier].followed = 2;
+  b[NbcKind::ibarrier].followed = 3;
+  b[NbcKind::ibarrier].unfollowed = true;
+  a.merge(b);
+  EXPECT_EQ(a[NbcKind::ibarrier].followed, 5u);
+  EXPECT_TRUE(a[NbcKind::ibarrier].unfollowed);
+  EXPECT_FALSE(a[NbcKind::ibarrier].not_followed());
 }

@@ -249,7 +249,9 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
   // `communicator <identity> <name> <members>` line (anywhere in the file) has the name.
   const size_t first_row = dumps.collectives.size();
   std::unordered_map<std::string, std::string> communicator_names;
-  std::vector<JobAnnotation> io_annotations;  // the MPI-IO lines (readers/io_reader.h)
+  std::unordered_map<std::string, std::string> communicator_fields;  // identity -> the name as written
+  std::vector<JobAnnotation> io_annotations;                         // the MPI-IO lines (readers/io_reader.h)
+  const size_t first_nbc = dumps.nbc.size();
   const JobHeader header = for_each_job_record(
       text, file,
       [&](const JobRecord& r) {
@@ -264,14 +266,21 @@ void read_job(Dumps& dumps, std::string_view text, const std::string& file, bool
           io_annotations.push_back(std::move(a));
           return;
         }
-        if (a.keyword == "communicator" && a.fields.size() == 3)
+        if (a.keyword == "communicator" && a.fields.size() == 3) {
           communicator_names[a.fields[0]] = unescape_name(a.fields[1]);  // as .prof D lines show it
+          communicator_fields[a.fields[0]] = a.fields[1];
+        }
+        if (a.keyword == "nbc_overlap" || a.keyword == "nbc_sampling") dumps.nbc.push_back(a);
         if (const int64_t rank = read_annotation(dumps, std::move(a), file, keep_annotations); rank >= 0)
           ranks.push_back({rank, line});
       });
   for (size_t i = first_row; i < dumps.collectives.size(); ++i)
     if (const auto name = communicator_names.find(dumps.collectives[i].communicator); name != communicator_names.end())
       dumps.collectives[i].communicator = name->second;
+  for (size_t i = first_nbc; i < dumps.nbc.size(); ++i)
+    if (JobAnnotation& a = dumps.nbc[i]; a.keyword == "nbc_overlap" && a.fields.size() > 1)
+      if (const auto name = communicator_fields.find(a.fields[1]); name != communicator_fields.end())
+        a.fields[1] = name->second;
   for (const JobAnnotation& a : io_annotations) dumps.io.add_job_annotation(a, file, header.world_size);
   for (const PendingRank& r : ranks)
     if (r.rank >= header.world_size)

@@ -59,7 +59,10 @@ struct Dumps {
   std::vector<JobAnnotation> annotations;  // job files' other annotations, as written
   std::vector<CollectiveRow> collectives;  // job files and .prof files
   std::vector<WindowSyncRow> window_syncs;
-  mpi_io::IoTable io;         // the files (job files' io_* annotations, .prof "# IO_*" lines): always read
+  mpi_io::IoTable io;  // the files (job files' io_* annotations, .prof "# IO_*" lines): always read
+  // Job files' nbc_overlap and nbc_sampling annotations, communicators named as their
+  // `communicator` lines name them (escaped, as written): always read (nbc_summary.h).
+  std::vector<JobAnnotation> nbc;
   size_t foreign_lines = 0;   // lines of .prof inputs that are not monitoring output
   size_t foreign_files = 0;   // files that had some
   std::string first_foreign;  // "<file>:<line>" of the first

@@ -8,6 +8,7 @@
 #include "files/atomic_file.h"
 #include "heatmap.h"
 #include "io_summary.h"
+#include "nbc_summary.h"
 #include "readers/format_error.h"
 #include "size_histograms.h"
 #include "timeline.h"
@@ -72,6 +73,7 @@ int run_show(const ShowOptions& o) {
     std::cout << "image: " << o.svg << '\n';
   }
   if (!dumps.io.empty()) std::cout << '\n' << format_io_summary_text(summarize_files(dumps.io));
+  if (!dumps.nbc.empty()) std::cout << '\n' << format_nbc_summary_text(summarize_nbc(dumps.nbc));
   return 0;
 }
 

@@ -89,9 +89,11 @@ void register_class_variables() {
   }
 }
 
-// coll_monitoring_nbc_*: the nonblocking collectives this process completed on the bound
-// communicator (analyses/nbc_overlap.h), one value each.
-enum class NbcVariable { overlap, blocked_time, duration, calls };
+// coll_monitoring_nbc_*: the nonblocking collectives this process followed on the bound
+// communicator (analyses/nbc_overlap.h), one value each. The overlap reads NaN when
+// nothing was measured (no call followed: nbc_followed is 0, or only calls without a
+// message of their own): not measured is never a number (docs/pvars.md).
+enum class NbcVariable { overlap, blocked_time, duration, calls, followed };
 
 int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
   const auto which = static_cast<NbcVariable>(reinterpret_cast<uintptr_t>(pvar->ctx));
@@ -116,6 +118,9 @@ int read_nbc_variable(const mca_base_pvar_t* pvar, void* value, void* obj) {
     case NbcVariable::calls:
       *static_cast<unsigned long long*>(value) = all.calls;
       break;
+    case NbcVariable::followed:
+      *static_cast<unsigned long long*>(value) = all.followed;
+      break;
   }
   return OMPI_SUCCESS;
 }
@@ -128,8 +133,9 @@ void register_nbc_variables() {
     NbcVariable variable;
   } table[] = {
       {"nbc_overlap",
-       "Byte-weighted overlap of the nonblocking collectives this process completed on the communicator: the "
-       "share of their point-to-point bytes posted before the application started to wait for them (mpimon)",
+       "Byte-weighted overlap of the nonblocking collectives this process followed and completed on the "
+       "communicator: the share of their point-to-point bytes posted before the application started to wait for "
+       "them; NaN when nothing was measured (coll_monitoring_nbc_followed 0: not followed) (mpimon)",
        MCA_BASE_PVAR_CLASS_PERCENTAGE, NbcVariable::overlap},
       {"nbc_blocked_time",
        "Seconds this process spent blocked in wait calls on nonblocking collectives of the communicator (mpimon)",
@@ -138,35 +144,55 @@ void register_nbc_variables() {
        "Seconds from call to completion of the nonblocking collectives this process completed on the "
        "communicator, summed (mpimon)",
        MCA_BASE_PVAR_CLASS_TIMER, NbcVariable::duration},
-      {"nbc_calls", "Nonblocking collectives this process completed on the communicator (mpimon)",
+      {"nbc_calls", "Nonblocking collectives this process followed and completed on the communicator (mpimon)",
        MCA_BASE_PVAR_CLASS_COUNTER, NbcVariable::calls},
+      {"nbc_followed",
+       "Nonblocking collectives of the application followed on the communicator (mpimon; "
+       "coll_monitoring_nbc_exact_calls, coll_monitoring_nbc_sampling): 0 means the other nbc variables measured "
+       "nothing",
+       MCA_BASE_PVAR_CLASS_COUNTER, NbcVariable::followed},
   };
   for (const auto& row : table) {
     mca_base_pvar_register(
         "ompi", "coll", MPIMON_VARIABLES_NAME, row.name, row.description, OPAL_INFO_LVL_4, row.klass,
-        row.variable == NbcVariable::calls ? MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG : MCA_BASE_VAR_TYPE_DOUBLE, nullptr,
-        MPI_T_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY, read_nbc_variable, nullptr, notify_class_variable,
+        row.klass == MCA_BASE_PVAR_CLASS_COUNTER ? MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG : MCA_BASE_VAR_TYPE_DOUBLE,
+        nullptr, MPI_T_BIND_MPI_COMM, MCA_BASE_PVAR_FLAG_READONLY, read_nbc_variable, nullptr, notify_class_variable,
         reinterpret_cast<void*>(static_cast<uintptr_t>(row.variable)));
   }
 }
 
-int nbc_sampling = 128;  // coll_monitoring_nbc_sampling
+int nbc_sampling = 128;    // coll_monitoring_nbc_sampling
+int nbc_exact_calls = 64;  // coll_monitoring_nbc_exact_calls
 
 int component_register() {
   mpimon::register_settings();  // when our PML was left out: see comm_query
   // Following every nonblocking collective costs more per call than Open MPI's whole
-  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): one in 128 by default
-  // (the smallest power of two that keeps MPI_Ibcast under Open MPI's component).
+  // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): the first 64 calls of each
+  // communicator are all followed (exact figures for an application with few; at most
+  // 64 x ~1 000 instructions per communicator), one in 128 after them (the smallest
+  // power of two that keeps MPI_Ibcast under Open MPI's component).
+  static const mpimon::IntParameter nbc_exact_calls_parameter{
+      "nbc_exact_calls", "coll_monitoring_nbc_exact_calls",
+      "How many nonblocking collectives of the application are all followed for their overlap on each "
+      "communicator, before coll_monitoring_nbc_sampling applies (mpimon; default 64, 0: sampling from the first "
+      "call)",
+      "N >= 0, the first N calls of each communicator", 64};
   static const mpimon::IntParameter nbc_sampling_parameter{
       "nbc_sampling", "coll_monitoring_nbc_sampling",
-      "Which nonblocking collectives of the application are followed for their overlap (mpimon; "
-      "coll_monitoring_nbc_* performance variables, '# NBC' lines of the .prof files, nbc_overlap lines of the job "
-      "file): 1 every call (exact figures), N >= 2 one call in N on average, drawn at random (default 128), 0 none",
+      "Which nonblocking collectives of the application are followed for their overlap after the first "
+      "coll_monitoring_nbc_exact_calls of each communicator (mpimon; coll_monitoring_nbc_* performance variables, "
+      "'# NBC' lines of the .prof files, nbc_overlap lines of the job file): 1 every call (exact figures), N >= 2 "
+      "one call in N on average, drawn at random (default 128), 0 none",
       "0 (none), 1 (every call) or N >= 2 (one in N)", 128};
   std::string warning;
+  mpimon::register_int_parameter("coll", nbc_exact_calls_parameter, nbc_exact_calls, warning);
+  if (!warning.empty())
+    mpimon::warn_once_per_job(warning + ": the first 64 nonblocking collectives of each communicator followed");
+  warning.clear();
   mpimon::register_int_parameter("coll", nbc_sampling_parameter, nbc_sampling, warning);
   if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
-  mpimon::coll::set_nbc_sampling(nbc_sampling);
+  mpimon::coll::set_nbc_schedule(
+      mpimon::NbcSchedule{static_cast<uint32_t>(nbc_exact_calls), static_cast<uint32_t>(nbc_sampling)});
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);
   register_class_variables();
   register_nbc_variables();
@@ -187,17 +213,12 @@ void dump_communicators(Runtime::LayerDump& out) {
   out.prof.collectives += mpimon::format_prof_communicators(runtime.world_rank(), runtime.communicators);
   out.job_annotations += mpimon::format_job_communicators(runtime.world_rank(), runtime.communicators);
   const double seconds_per_tick = runtime.nbc.clock().seconds_per_tick();
+  const mpimon::NbcSchedule& schedule = mpimon::coll::nbc_schedule();
   std::string prof_nbc, job_nbc;
   runtime.nbc.read([&] {
-    prof_nbc = mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
-    job_nbc = mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick);
+    prof_nbc = mpimon::format_prof_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick, schedule);
+    job_nbc = mpimon::format_job_nbc(runtime.world_rank(), runtime.communicators, seconds_per_tick, schedule);
   });
-  // Which calls the lines describe, unless every one.
-  if (const int every = mpimon::coll::nbc_sampling(); every != 1 && !job_nbc.empty()) {
-    const std::string me = std::to_string(runtime.world_rank()), n = std::to_string(every);
-    prof_nbc += "# NBC sampling\t" + me + "\t" + n + "\n";
-    job_nbc += "nbc_sampling " + me + " " + n + "\n";
-  }
   out.prof.collectives += prof_nbc;
   out.job_annotations += job_nbc;
 }

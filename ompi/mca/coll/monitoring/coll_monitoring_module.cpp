@@ -31,6 +31,14 @@ struct Module {
   mca_coll_base_module_t* retained[kSlotCount];  // previous modules we hold a reference on
   int retained_count;
   bool closed;
+  // Which of the application's nonblocking collectives here are followed for their
+  // overlap (analyses/nbc_schedule.h): per kind, the calls left until the next one asks
+  // decide_following() (1: the next call decides); the exact calls left on this
+  // communicator. Kept here, in what every call on the communicator touches anyway: no
+  // thread-local access, nothing added to the call. MPI forbids two threads to call
+  // collectives on one communicator at once: no lock.
+  uint64_t nbc_countdown[kNbcKindCount];
+  uint32_t nbc_exact_left;
 };
 
 namespace {
@@ -44,11 +52,6 @@ LocalJob job;
 // initial-exec: a direct %fs access instead of a __tls_get_addr call per collective (one
 // int fits in the static TLS glibc reserves for dlopen'ed libraries).
 thread_local int nesting __attribute__((tls_model("initial-exec"))) = 0;
-// The application's nonblocking collectives followed for their overlap
-// (coll_monitoring_nbc_sampling): the calls left, on this thread, until the next one
-// whose call asks follow_next() whether it is followed (coll_monitoring_nbc.h). Starts at
-// 1: a thread's first nonblocking collective decides.
-constinit thread_local uint64_t nbc_countdown __attribute__((tls_model("initial-exec"))) = 1;
 Engine* engine = nullptr;
 
 // Communicators with our module, for the class performance variables.
@@ -61,6 +64,8 @@ void construct_module(Module* m) {
   m->cache = nullptr;
   m->retained_count = 0;
   m->closed = false;
+  for (uint64_t& countdown : m->nbc_countdown) countdown = 1;  // each kind's first call decides
+  m->nbc_exact_left = 0;                                       // set when enabled
 }
 
 // Runs when the last slot referencing us is released (communicator freed): the modules
@@ -133,6 +138,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
   static constexpr bool nonblocking =
       std::is_same_v<std::tuple_element_t<n - 2, std::tuple<Args...>>, ompi_request_t**>;
   static_assert(nonblocking == (nbc_kind_index(Kind) >= 0), "nonblocking slots are the NbcKinds");
+  static constexpr int kNbc = nbc_kind_index(Kind);  // its NbcKind, -1 for a blocking slot
 
   // flatten: the rule is instantiated twice (accounting and the begin event's totals), and
   // GCC would then call it out of line here, on the hot path.
@@ -144,10 +150,10 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     if (nesting != 0) [[unlikely]]
       return forward(self, arguments);
     if constexpr (nonblocking) {
-      // The application's call (or Open MPI's own, told apart when followed): followed
-      // for its overlap when its turn came, through the events path when a tool listens,
-      // else recorded like a blocking collective.
-      if (--nbc_countdown == 0) [[unlikely]]
+      // The application's call (or Open MPI's own, told apart when its turn comes):
+      // followed for its overlap when its turn came and the schedule says so, through the
+      // events path when a tool listens, else recorded like a blocking collective.
+      if (--self->nbc_countdown[kNbc] == 0) [[unlikely]]
         return call_deciding(__builtin_return_address(0), args...);
       if (events_listened()) [[unlikely]]
         return call_nonblocking(nullptr, args...);
@@ -164,10 +170,20 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     return rc;
   }
 
-  // The nonblocking call that brought this thread's countdown to zero (`caller`: the
-  // slot's return address): followed or not (follow_next).
+  // The nonblocking call that brought its communicator's countdown of its kind to zero
+  // (`caller`: the slot's return address). Open MPI's own call (a context-id agreement)
+  // decides nothing: the next call of the kind decides. The application's is followed or
+  // not (decide_following).
   [[gnu::noinline]] static int call_deciding(const void* caller, Args... args) {
-    return call_nonblocking(follow_next(nbc_countdown) ? caller : nullptr, args...);
+    auto* self = reinterpret_cast<Module*>(std::get<n - 1>(std::forward_as_tuple(args...)));
+    bool follow = false;
+    if (!recording.load(std::memory_order_relaxed) || !called_by_application(caller)) {
+      self->nbc_countdown[kNbc] = 1;
+    } else {
+      follow =
+          decide_following(self->nbc_exact_left, self->nbc_countdown[kNbc], self->classes, static_cast<NbcKind>(kNbc));
+    }
+    return call_nonblocking(follow ? caller : nullptr, args...);
   }
 
   // The application's call that sends: forwarded, then recorded if it succeeded.
@@ -225,11 +241,10 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
     return rc;
   }
 
-  // A nonblocking collective (outermost) that is followed or a tool listens to: tracked
+  // A nonblocking collective (outermost) whose turn came or a tool listens to: tracked
   // from the call to its request's completion when followed (`caller`: the slot's return
-  // address, null when not followed) and the application called it
-  // (coll_monitoring_nbc.h), recorded, and its events raised when a tool listens (the end
-  // event at completion).
+  // address, null when not followed; coll_monitoring_nbc.h), recorded, and its events
+  // raised when a tool listens (the end event at completion).
   [[gnu::noinline]] static int call_nonblocking(const void* caller, Args... args) {
     auto arguments = std::forward_as_tuple(args...);
     auto* self = reinterpret_cast<Module*>(std::get<n - 1>(arguments));
@@ -243,8 +258,7 @@ struct Wrapper<FnMember, ModuleMember, Rule, Class, Kind, int (*)(Args...)> {
       if (recording_on && begin_listened()) raise_begin(self->comm, event, context);
     }
     NbcStart start;
-    if (recording_on && caller != nullptr && called_by_application(caller))
-      start = begin_nbc(self->comm, static_cast<NbcKind>(nbc_kind_index(Kind)), self->classes);
+    if (recording_on && caller != nullptr) start = begin_nbc(self->comm, static_cast<NbcKind>(kNbc), self->classes);
     ++nesting;
     const int rc =
         call_saved(self->saved.*FnMember, self->saved.*ModuleMember, arguments, std::make_index_sequence<n - 1>{});
@@ -398,6 +412,7 @@ int module_enable(mca_coll_base_module_t* base, ompi_communicator_t* comm) {
   save_previous(m, comm);
   m->classes = Runtime::instance().communicators.open(comm->c_name, members_of(comm),
                                                       mpimon::ompi_release::local_context_id(comm));
+  m->nbc_exact_left = nbc_schedule().exact_calls;
   {
     std::lock_guard lock(modules_mutex);
     modules_by_comm[comm] = m;

@@ -160,7 +160,7 @@ int32_t next_nonblocking_tag(const ompi_communicator_t* comm) {
 // ---------------------------------------------------------------------------------------
 // Which calls are followed
 
-int sampling_every = 1;  // coll_monitoring_nbc_sampling
+NbcSchedule schedule;  // coll_monitoring_nbc_exact_calls, coll_monitoring_nbc_sampling
 
 // The thread's draws of the intervals between followed calls (xorshift64*: a multiply,
 // three shifts; seeded from the world rank and the thread's number, so a run's choices
@@ -181,19 +181,14 @@ uint64_t next_random() {
 
 }  // namespace
 
-void set_nbc_sampling(int every) { sampling_every = every < 0 ? 0 : every; }
+void set_nbc_schedule(const NbcSchedule& chosen) { schedule = chosen; }
 
-int nbc_sampling() { return sampling_every; }
+const NbcSchedule& nbc_schedule() { return schedule; }
 
-bool follow_next(uint64_t& countdown) {
-  const auto every = static_cast<uint64_t>(sampling_every);
-  if (every == 0) {
-    countdown = UINT64_MAX;  // never again (2^64 calls)
-    return false;
-  }
-  // Uniform over 1 .. 2N-1: one call in N on average, at no fixed period.
-  countdown = every == 1 ? 1 : 1 + next_random() % (2 * every - 1);
-  return true;
+bool decide_following(uint32_t& exact_left, uint64_t& countdown, CommunicatorClasses* classes, NbcKind kind) {
+  const NbcDecision decision = decide(schedule, exact_left, countdown, next_random);
+  if (decision.unfollowed_after) tracker->note_unfollowed(classes, kind);
+  return decision.follow;
 }
 
 void start_nbc(bool threaded) {

@@ -24,15 +24,15 @@ namespace mpimon::coll {
 void start_nbc(bool threaded);
 
 // Which of the application's nonblocking collectives are followed
-// (coll_monitoring_nbc_sampling): 0 none, 1 every one (the exact figures), N >= 2 one in
-// N on average, drawn at random per thread (no pattern of the application's calls can
-// hide a kind from it). Set before the first collective.
-void set_nbc_sampling(int every);
-int nbc_sampling();
-// A thread's countdown of nonblocking collectives reached zero: whether this call is
-// followed. Sets `countdown` to the calls until the next decision (a thread's first
-// decision follows its call, unless the sampling is 0).
-bool follow_next(uint64_t& countdown);
+// (analyses/nbc_schedule.h: coll_monitoring_nbc_exact_calls, the first calls of each
+// communicator; then coll_monitoring_nbc_sampling, 0 none, 1 every one, N >= 2 one in N
+// on average, drawn at random). Set before the first collective.
+void set_nbc_schedule(const NbcSchedule& schedule);
+const NbcSchedule& nbc_schedule();
+// The application's call of `kind` on the communicator of `classes` whose turn came (its
+// countdown reached zero): whether it is followed. Updates the communicator's `exact_left`
+// and the kind's `countdown`, and notes in `classes` when calls go unfollowed.
+bool decide_following(uint32_t& exact_left, uint64_t& countdown, CommunicatorClasses* classes, NbcKind kind);
 
 // Whether a nonblocking collective slot was called by the MPI binding (the application's
 // MPI_I... call; `return_address` is the slot's return address), rather than by Open MPI

@@ -1,6 +1,7 @@
 #include "analyses/nbc_overlap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <map>
@@ -48,6 +49,8 @@ void NbcKindTotals::add(const NbcCall& call) noexcept {
 }
 
 void NbcKindTotals::merge(const NbcKindTotals& o) noexcept {
+  followed += o.followed;
+  unfollowed = unfollowed || o.unfollowed;
   calls += o.calls;
   waited_calls += o.waited_calls;
   duration_ticks += o.duration_ticks;
@@ -72,7 +75,7 @@ void NbcTotals::merge(const NbcTotals& other) noexcept {
 double NbcTotals::byte_weighted_overlap() const noexcept {
   const NbcKindTotals all = sum();
   if (all.bytes > 0) return static_cast<double>(all.bytes_before_wait) / static_cast<double>(all.bytes);
-  return all.mean_overlap();
+  return all.measured_calls > 0 ? all.mean_overlap() : std::nan("");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -210,6 +213,7 @@ NbcTracker::Pending* NbcTracker::begin(const void* comm, const void* local_comm,
   p->local_comm = local_comm == comm ? nullptr : local_comm;
   p->kind = kind;
   p->destination = destination;
+  if (destination != nullptr) ++destination->nbc_totals()[kind].followed;
   p->start = now;
   p->starting = true;
   // The tag its module will take first: indexed now, so that a send another thread (a
@@ -222,6 +226,12 @@ NbcTracker::Pending* NbcTracker::begin(const void* comm, const void* local_comm,
   starting_here = p;
   set_pending_count(pending_ + 1);
   return p;
+}
+
+void NbcTracker::note_unfollowed(CommunicatorClasses* destination, NbcKind kind) {
+  if (destination == nullptr) return;
+  Guard guard(*this);
+  destination->nbc_totals()[kind].unfollowed = true;
 }
 
 void NbcTracker::started(Pending* p, int32_t lowest_tag, const void* request) {
@@ -358,7 +368,10 @@ std::string histogram_text(const NbcKindTotals& t) {
   return out;
 }
 
-// Calls visit(name, kind, totals) for every communicator and kind with calls: in the
+// Whether a kind has a line: completed followed calls, or calls none of which was followed.
+bool has_line(const NbcKindTotals& t) { return t.calls > 0 || t.not_followed(); }
+
+// Calls visit(name, kind, totals) for every communicator and kind with a line: in the
 // .prof dump per communicator, named as its D block; in the job file per communicator
 // identity (as the `collectives` lines: entries sharing one are summed).
 template <typename Visit>
@@ -375,20 +388,32 @@ void for_each_kind(const CommunicatorRegistry& registry, bool by_identity, Visit
       return;
     }
     for (int k = 0; k < kNbcKindCount; ++k)
-      if (totals->kinds[k].calls > 0) visit(escape_name(e.name(), false), static_cast<NbcKind>(k), totals->kinds[k]);
+      if (has_line(totals->kinds[k])) visit(escape_name(e.name(), false), static_cast<NbcKind>(k), totals->kinds[k]);
   });
   for (const auto& [identity, totals] : merged)
     for (int k = 0; k < kNbcKindCount; ++k)
-      if (totals.kinds[k].calls > 0) visit(identity, static_cast<NbcKind>(k), totals.kinds[k]);
+      if (has_line(totals.kinds[k])) visit(identity, static_cast<NbcKind>(k), totals.kinds[k]);
 }
 
 // One line per communicator and kind, the fields of both formats: the .prof line labels
-// them ("<n> calls", ...) and separates them with tabs, the job file with spaces.
-std::string format_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick, bool prof) {
+// them ("<n> calls", ...) and separates them with tabs, the job file with spaces. A kind
+// none of whose calls was followed has no figure: its line says "not followed". When some
+// calls went unfollowed, the schedule's line follows.
+std::string format_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick,
+                       const NbcSchedule& schedule, bool prof) {
   static const char* const kProfLabels[] = {
       "", "", "", " calls", " waited", " s", " s blocked", " bytes", " bytes before wait", "", ""};
+  const char* const separator = prof ? "\t" : " ";
   std::string out;
+  bool unfollowed = false;
   for_each_kind(registry, !prof, [&](const std::string& communicator, NbcKind kind, const NbcKindTotals& t) {
+    unfollowed = unfollowed || t.unfollowed;
+    out += prof ? "# NBC" : "nbc_overlap";
+    if (t.not_followed()) {
+      out += separator + std::to_string(me) + separator + communicator + separator + nbc_kind_name(kind) + separator +
+             "not followed\n";
+      return;
+    }
     const std::string fields[] = {std::to_string(me),
                                   communicator,
                                   nbc_kind_name(kind),
@@ -400,22 +425,26 @@ std::string format_nbc(int me, const CommunicatorRegistry& registry, double seco
                                   std::to_string(t.bytes_before_wait),
                                   mean_text(t),
                                   histogram_text(t)};
-    out += prof ? "# NBC" : "nbc_overlap";
-    for (size_t i = 0; i < std::size(fields); ++i)
-      out += (prof ? "\t" : " ") + fields[i] + (prof ? kProfLabels[i] : "");
+    for (size_t i = 0; i < std::size(fields); ++i) out += separator + fields[i] + (prof ? kProfLabels[i] : "");
     out += '\n';
   });
+  if (unfollowed) {
+    out += std::string(prof ? "# NBC sampling" : "nbc_sampling") + separator + std::to_string(me) + separator +
+           std::to_string(schedule.every) + separator + std::to_string(schedule.exact_calls) + "\n";
+  }
   return out;
 }
 
 }  // namespace
 
-std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
-  return format_nbc(me, registry, seconds_per_tick, true);
+std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick,
+                            const NbcSchedule& schedule) {
+  return format_nbc(me, registry, seconds_per_tick, schedule, true);
 }
 
-std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick) {
-  return format_nbc(me, registry, seconds_per_tick, false);
+std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick,
+                           const NbcSchedule& schedule) {
+  return format_nbc(me, registry, seconds_per_tick, schedule, false);
 }
 
 }  // namespace mpimon

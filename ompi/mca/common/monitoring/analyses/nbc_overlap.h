@@ -13,7 +13,8 @@
 //             root -: nothing to measure, left out of the mean and the histogram)
 //
 // and adds the call to its communicator's totals, per kind (NbcTotals, kept in the
-// communicator's CommunicatorClasses entry).
+// communicator's CommunicatorClasses entry). Which calls are followed: nbc_schedule.h;
+// a kind whose calls were all left unfollowed says so ("not followed"), never 0.
 //
 // Cost: nothing while no collective is pending. The tracker calls its switches when the
 // first collective becomes pending and when the last completes: the adapters install
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/nbc_schedule.h"
 #include "analyses/window_sync.h"  // SyncClock
 
 namespace mpimon {
@@ -69,6 +71,8 @@ struct NbcCall {
 };
 
 struct NbcKindTotals {
+  uint64_t followed = 0;    // the application's calls followed (begun; `calls` of them completed)
+  bool unfollowed = false;  // some of its calls went, or may go, unfollowed (NbcDecision)
   uint64_t calls = 0;
   uint64_t waited_calls = 0;
   uint64_t duration_ticks = 0;
@@ -83,6 +87,9 @@ struct NbcKindTotals {
     return measured_calls ? overlap_sum / static_cast<double>(measured_calls) : 0;
   }
 
+  // Calls were made and none was followed: nothing measured ("not followed" in the dumps).
+  bool not_followed() const noexcept { return followed == 0 && unfollowed; }
+
   void add(const NbcCall& call) noexcept;
   void merge(const NbcKindTotals& other) noexcept;
 };
@@ -96,7 +103,8 @@ struct NbcTotals {
   NbcKindTotals sum() const noexcept;
   void merge(const NbcTotals& other) noexcept;
   // Bytes posted before the wait / bytes, over every call; the mean per-call overlap when
-  // no call moved a byte; 0 when nothing was measured.
+  // no call moved a byte; NaN when nothing was measured (no call followed, or only calls
+  // without a message of their own): not measured is never a number.
   double byte_weighted_overlap() const noexcept;
 };
 
@@ -124,6 +132,9 @@ class NbcTracker {
   // tag this thread posts on either communicator is its. Its totals go to `destination`.
   Pending* begin(const void* comm, const void* local_comm, int32_t first_tag, NbcKind kind,
                  CommunicatorClasses* destination, uint64_t now);
+  // The application's call of `kind` on `destination` was not followed, or later calls of
+  // its kind may not be (NbcDecision::unfollowed_after).
+  void note_unfollowed(CommunicatorClasses* destination, NbcKind kind);
   // The call returned: it reserved the tags [lowest_tag, first_tag] (none when
   // lowest_tag > first_tag) and waits will name `request`.
   void started(Pending* pending, int32_t lowest_tag, const void* request);
@@ -209,7 +220,8 @@ class NbcTracker {
   Pending* free_ = nullptr;  // recycled
 };
 
-// Dump lines (docs/formats.md), one per communicator and kind with calls. The .prof line
+// Dump lines (docs/formats.md), one per communicator and kind with completed followed
+// calls, or whose calls were all left unfollowed (then "not followed"). The .prof line
 // names the communicator as its D block (escape_name, spaces kept); the job file by its
 // identity, as the `collectives` lines (CommunicatorClasses::identity; entries sharing
 // one are summed), whose `communicator` line gives the name.
@@ -217,8 +229,13 @@ class NbcTracker {
 //           <bytes> bytes\t<before> bytes before wait\t<mean overlap>\t<h0>,...,<h9>"
 //   job:   "nbc_overlap <me> <identity> <kind> <calls> <waited> <duration s> <blocked s> <bytes> <before>
 //           <mean overlap> <h0>,...,<h9>"
-// The mean is "-" when no call was measured (the histogram then sums to 0).
-std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick);
-std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick);
+//   not followed: "# NBC\t<me>\t<name>\t<kind>\tnot followed", "nbc_overlap <me> <identity> <kind> not followed"
+// The mean is "-" when no call was measured (the histogram then sums to 0). When some
+// calls went unfollowed (a kind's unfollowed flag), the schedule follows the lines:
+//   .prof: "# NBC sampling\t<me>\t<N>\t<exact calls>", job: "nbc_sampling <me> <N> <exact calls>"
+std::string format_prof_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick,
+                            const NbcSchedule& schedule);
+std::string format_job_nbc(int me, const CommunicatorRegistry& registry, double seconds_per_tick,
+                           const NbcSchedule& schedule);
 
 }  // namespace mpimon
