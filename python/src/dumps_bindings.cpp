@@ -31,9 +31,9 @@ OpenDumps open_dumps(const std::vector<std::string>& arguments, bool annotations
   if (arguments.empty()) throw std::invalid_argument("no input given");
   std::ostringstream notes;
   const tools::ResolvedInputs inputs = tools::resolve_inputs(arguments, {}, notes);
-  OpenDumps out{tools::read_dumps(inputs.files, annotations ? tools::Annotations::read : tools::Annotations::skip,
-                                  inputs.load),
-                {}};
+  OpenDumps out{
+      tools::read_dumps(inputs.files, annotations ? tools::Annotations::read : tools::Annotations::skip, inputs.load),
+      {}};
   std::string line;
   std::istringstream lines(notes.str());
   while (std::getline(lines, line)) out.notes.push_back(line);
@@ -224,12 +224,18 @@ py::dict job_records(const std::string& path) {
 
 Category category_of_kind(char kind) {
   switch (kind) {
-    case 'E': return Category::external;
-    case 'I': return Category::internal;
-    case 'C': return Category::coll;
-    case 'S': return Category::osc_sent;
-    case 'R': return Category::osc_recv;
-    default: return Category::io_shuffle;  // 'F'
+    case 'E':
+      return Category::external;
+    case 'I':
+      return Category::internal;
+    case 'C':
+      return Category::coll;
+    case 'S':
+      return Category::osc_sent;
+    case 'R':
+      return Category::osc_recv;
+    default:
+      return Category::io_shuffle;  // 'F'
   }
 }
 
@@ -255,8 +261,8 @@ py::dict prof_records(const std::vector<std::string>& arguments) {
 py::list hostfile(const std::string& path) {
   py::list hosts;
   for (const tools::HostfileHost& h : tools::read_hostfile(path))
-    hosts.append(py::make_tuple(h.name, h.slots ? py::object(py::int_(*h.slots)) : py::object(py::none()), h.max_slots,
-                                h.line));
+    hosts.append(
+        py::make_tuple(h.name, h.slots ? py::object(py::int_(*h.slots)) : py::object(py::none()), h.max_slots, h.line));
   return hosts;
 }
 

@@ -70,7 +70,8 @@ void parse_event(std::string_view line, std::string_view source, size_t n, Event
     const size_t end = std::min(rest.find(' '), rest.size());
     const std::string_view item = rest.substr(0, end);
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) fail(source, n, "<element>=<value>, found '" + std::string(item) + "'");
+    if (eq == std::string_view::npos || eq == 0)
+      fail(source, n, "<element>=<value>, found '" + std::string(item) + "'");
     event.elements.emplace_back(std::string(item.substr(0, eq)), value_of(item.substr(eq + 1)));
     rest.remove_prefix(end);
   }
@@ -109,7 +110,8 @@ void parse_statistics(std::string_view line, std::string_view source, size_t n, 
     if (!parse_number(std::string_view(peer), t.peer) || messages.rfind("messages=", 0) != 0 ||
         bytes.rfind("bytes=", 0) != 0 || !parse_number(std::string_view(messages).substr(9), t.messages) ||
         !parse_number(std::string_view(bytes).substr(6), t.bytes) || !in.eof())
-      fail(source, n, std::string("\"statistics: ") + (sent ? "sent" : "received") + " peer=<rank> messages=<n> bytes=<n>\"");
+      fail(source, n,
+           std::string("\"statistics: ") + (sent ? "sent" : "received") + " peer=<rank> messages=<n> bytes=<n>\"");
     log.traffic.push_back(t);
   }
 }
@@ -126,8 +128,7 @@ EventLog parse_event_log(std::string_view text, std::string_view source_name) {
   while (start < text.size()) {
     ++n;
     const size_t end = text.find('\n', start);
-    if (end == std::string_view::npos)
-      fail(source_name, n, "a line ending in a newline (the log is cut short)");
+    if (end == std::string_view::npos) fail(source_name, n, "a line ending in a newline (the log is cut short)");
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     last_is_statistics = false;

@@ -13,9 +13,12 @@ namespace {
 
 py::object value_object(const mel::LoggedValue& v) {
   switch (v.kind) {
-    case mel::LoggedValue::integer: return py::int_(v.integer_value);
-    case mel::LoggedValue::number: return py::float_(v.number_value);
-    default: return py::str(v.text_value);
+    case mel::LoggedValue::integer:
+      return py::int_(v.integer_value);
+    case mel::LoggedValue::number:
+      return py::float_(v.number_value);
+    default:
+      return py::str(v.text_value);
   }
 }
 
