@@ -50,7 +50,7 @@ def test_prof_files(example_job: Path, tmp_path: Path, how: str) -> None:
     one = tmp_path / "bad.1.prof"
     if how == "cut":
         text = one.read_text()
-        one.write_text(text[: text.index("\t", len(text) // 2)])  # in the middle of a line
+        one.write_text(text[: text.index(",", len(text) // 2)])  # inside a histogram: values missing
     elif how == "damaged":
         lines = one.read_text().splitlines(keepends=True)
         record = next(i for i, l in enumerate(lines) if l.startswith("E\t"))
@@ -64,14 +64,27 @@ def test_prof_files(example_job: Path, tmp_path: Path, how: str) -> None:
 
 
 def test_series(example_job: Path, tmp_path: Path) -> None:
+    """Two files holding one rank's frames: malformed content, the tool's message."""
     folder = tmp_path / "job.txt.series"
     shutil.copytree(example_job / "job.txt.series", folder)
     first = sorted(p for p in folder.iterdir())[0]
-    # A frame header that is not one: content, not a torn frame.
-    first.write_bytes(b"@mpimon start x y z\n" + first.read_bytes())
+    shutil.copy(first, folder / (first.name + ".copy"))
     with pytest.raises(mpimon.FormatError) as e:
         mpimon.read_series(folder)
     assert str(e.value) == tool_error(str(folder))
+    assert "expected one start frame for rank" in str(e.value)
+
+
+def test_series_cut_short_is_read_up_to_the_tear(example_job: Path, tmp_path: Path) -> None:
+    """A torn last frame (a process killed while writing) is skipped and said, as the
+    tools do: not an error, nothing invented."""
+    folder = tmp_path / "job.txt.series"
+    shutil.copytree(example_job / "job.txt.series", folder)
+    first = sorted(p for p in folder.iterdir())[0]
+    data = first.read_bytes()
+    first.write_bytes(data[: len(data) - 20])
+    series = mpimon.read_series(folder)
+    assert series.notes and not series.finished
 
 
 @pytest.mark.parametrize("how", ["cut", "damaged", "foreign"])

@@ -48,7 +48,7 @@ def trace_matrices(path: Path, ranks: int):
         assert len(locations) == ranks  # one location per rank
         assert trace.definitions.clock_properties.timer_resolution == 1_000_000_000
         for location, event in trace.events:
-            if isinstance(event, otf2.events.MpiCollectiveEnd):
+            if isinstance(event, (otf2.events.MpiCollectiveEnd, otf2.events.NonBlockingCollectiveComplete)):
                 collectives += 1
             if not isinstance(event, otf2.events.MpiSend):
                 continue
@@ -69,7 +69,8 @@ def test_the_traces_matrix_equals_the_job_files(otf2_job: Path) -> None:
     assert np.array_equal(m["Ib"], job.matrix("I", "bytes"))
     assert np.array_equal(m["Im"], job.matrix("I", "messages"))
     assert int(m["Em"].sum()) > 0
-    # Every blocking collective the text log saw is in the trace too.
+    # Every collective the text log saw ends in the trace too (blocking: MpiCollectiveEnd,
+    # nonblocking: NonBlockingCollectiveComplete).
     events = mpimon.read_events(otf2_job / "events").events
     assert collectives == int((np.asarray(events["event"]) == "mpimon_coll_end").sum())
 

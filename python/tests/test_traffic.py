@@ -77,8 +77,11 @@ def test_one_sided_job(osc_job: Path) -> None:
     job = mpimon.read_job(osc_job / "job.txt")
     assert {"osc_sent", "osc_recv"} <= set(job.categories())
     assert_equals_tool(job, [str(osc_job / "job.txt")])
-    assert len(job.window_syncs) > 0
-    assert set(np.asarray(job.window_syncs["kind"])) >= {"fence"}
+    # osc_patterns ops: every rank locks each target, locks all and flushes (passive target).
+    syncs = job.window_syncs
+    assert set(np.asarray(syncs["kind"]).tolist()) == {"lock", "unlock", "lock_all", "unlock_all", "flush"}
+    assert sorted(set(np.asarray(syncs["rank"]).tolist())) == [0, 1, 2, 3]
+    assert (np.asarray(syncs["calls"]) > 0).all()
 
 
 def test_io_job(io_job: Path) -> None:
