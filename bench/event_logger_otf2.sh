@@ -29,7 +29,7 @@ clean_mpi_environment
 exe=$builddir/bin/mpimon_bench_events
 logger=$plugindir/libmpimon_event_logger.so
 [[ -x $exe && -f $logger ]] || die "build mpimon_bench_events and mpimon_event_logger first (cmake --build $builddir --target mpimon_bench_events mpimon_event_logger)"
-nm -C "$logger" | grep -q write_otf2_archive || die "$logger has no OTF2 output (libotf2-trace-dev missing at build time)"
+[[ $(nm -C "$logger" | grep -c write_otf2_archive) -gt 0 ]] || die "$logger has no OTF2 output (libotf2-trace-dev missing at build time)"
 make_work_dir event-logger-otf2
 snapshot_plugins "$work"
 mpimon_environment "$snapdir"
@@ -38,7 +38,7 @@ cp "$logger" "$work/logger.so"
 during=$work/during.sh
 write_rank0_callgrind_wrapper "$during" 'mpimon::mel::on_event*'
 finalize=$work/finalize.sh
-write_rank0_callgrind_wrapper "$finalize" 'mpimon::mel::finish*' 'mpimon::mel::(anonymous namespace)::publish_log*'
+write_rank0_callgrind_wrapper "$finalize" 'mpimon::mel::finish*' '*publish_log*'
 
 # run FORMAT WRAPPER -> folder $work/<format>-<wrapper>
 run() {
