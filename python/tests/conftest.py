@@ -119,3 +119,12 @@ def otf2_job(tmp_path_factory) -> Path:
                                      "--mca", "coll_tuned_reduce_algorithm", "4",
                                      program("mpimon_example"), "ring", "reduce", "halo"])
     return folder
+
+
+@pytest.fixture(scope="session")
+def osc_otf2_job(tmp_path_factory) -> Path:
+    """osc_patterns' 13 one-sided operations under the logger, OTF2 only."""
+    folder = tmp_path_factory.mktemp("osc_otf2")
+    run_job(folder, 4, MONITORING + ["-x", f"LD_PRELOAD={LOGGER}", "-x", "MEL_OUTPUT=events",
+                                     "-x", "MEL_FORMAT=otf2", program("osc_patterns"), "ops"])
+    return folder

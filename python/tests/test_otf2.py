@@ -74,3 +74,27 @@ def test_the_traces_matrix_equals_the_job_files(otf2_job: Path) -> None:
     events = mpimon.read_events(otf2_job / "events").events
     assert collectives == int((np.asarray(events["event"]) == "mpimon_coll_end").sum())
 
+
+
+def test_one_sided_operations_equal_the_job_files_s_and_r(osc_otf2_job: Path) -> None:
+    """RmaPut (origin -> target) is S, RmaGet (target -> origin, data flow) is R, in bytes
+    and in operations; the text log then holds the statistics only."""
+    job = mpimon.read_job(osc_otf2_job / "job.txt")
+    n = job.ranks
+    m = {k: np.zeros((n, n), dtype=np.uint64) for k in ("Sb", "Sm", "Rb", "Rm")}
+    with otf2.reader.open(str(anchor(osc_otf2_job))) as trace:
+        locations = list(trace.definitions.locations)
+        assert len(list(trace.definitions.rma_wins)) >= 1
+        for location, event in trace.events:
+            me = locations.index(location)
+            if isinstance(event, otf2.events.RmaPut):
+                m["Sb"][me, event.remote] += event.bytes
+                m["Sm"][me, event.remote] += 1
+            elif isinstance(event, otf2.events.RmaGet):
+                m["Rb"][event.remote, me] += event.bytes
+                m["Rm"][event.remote, me] += 1
+    for key, category, metric in (("Sb", "S", "bytes"), ("Sm", "S", "messages"), ("Rb", "R", "bytes"),
+                                  ("Rm", "R", "messages")):
+        assert np.array_equal(m[key], job.matrix(category, metric)), key
+    assert int(m["Sm"].sum()) > 0 and int(m["Rm"].sum()) > 0
+    assert len(mpimon.read_events(osc_otf2_job / "events").events) == 0  # MEL_FORMAT=otf2: no event lines
