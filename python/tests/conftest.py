@@ -128,3 +128,16 @@ def osc_otf2_job(tmp_path_factory) -> Path:
     run_job(folder, 4, MONITORING + ["-x", f"LD_PRELOAD={LOGGER}", "-x", "MEL_OUTPUT=events",
                                      "-x", "MEL_FORMAT=otf2", program("osc_patterns"), "ops"])
     return folder
+
+
+LAMMPS_MELT = Path("/usr/share/lammps/examples/melt/in.melt")
+
+
+@pytest.fixture(scope="session")
+def lammps_job(tmp_path_factory) -> Path:
+    """A real application: LAMMPS' melt example on 4 ranks (Debian's lammps)."""
+    if not (Path("/usr/bin/lmp").exists() and LAMMPS_MELT.exists()):
+        pytest.skip("LAMMPS (Debian's lammps, lammps-examples) is not installed")
+    folder = tmp_path_factory.mktemp("lammps")
+    run_job(folder, 4, MONITORING + ["/usr/bin/lmp", "-in", str(LAMMPS_MELT), "-log", "none", "-screen", "none"])
+    return folder

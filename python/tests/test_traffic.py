@@ -140,3 +140,12 @@ def test_bytes_crossing_hosts(example_job: Path, tmp_path: Path) -> None:
     bad.write_text("node-a slots=two\n")
     with pytest.raises(mpimon.FormatError, match=r"bad:1: expected"):
         mpimon.read_hostfile(bad)
+
+
+def test_a_real_applications_job_file(lammps_job: Path) -> None:
+    """LAMMPS melt: every selection equals mpimon matrix, and the .prof dumps agree."""
+    job = mpimon.read_job(lammps_job / "job.txt")
+    assert job.ranks == 4 and assert_equals_tool(job, [str(lammps_job / "job.txt")]) > 0
+    prof = mpimon.read_prof(lammps_job / "prof")
+    for c in ("external", "internal", "coll"):
+        assert np.array_equal(prof.matrix(c, "messages"), job.matrix(c, "messages")), c
