@@ -98,3 +98,13 @@ def test_one_sided_operations_equal_the_job_files_s_and_r(osc_otf2_job: Path) ->
         assert np.array_equal(m[key], job.matrix(category, metric)), key
     assert int(m["Sm"].sum()) > 0 and int(m["Rm"].sum()) > 0
     assert len(mpimon.read_events(osc_otf2_job / "events").events) == 0  # MEL_FORMAT=otf2: no event lines
+
+
+def test_an_unknown_format_is_said_and_the_text_log_written(tmp_path: Path) -> None:
+    from conftest import LOGGER, MONITORING, program, run_job
+
+    output = run_job(tmp_path, 2, MONITORING + ["-x", f"LD_PRELOAD={LOGGER}", "-x", "MEL_OUTPUT=events",
+                                                "-x", "MEL_FORMAT=otf3", program("mpimon_example"), "ring"])
+    assert "mel: MEL_FORMAT: unknown format otf3 (text, otf2): writing the text log" in output
+    assert not (tmp_path / "events.otf2").exists()
+    assert len(mpimon.read_events(tmp_path / "events").events) > 0
