@@ -10,6 +10,13 @@ set(out "${MPIMON_PACKAGING_BINARY_DIR}/installed")
 
 set(MPIMON_ENV_BINDIR "${prefix}/bin")
 set(MPIMON_ENV_SCRIPT "${prefix}/${MPIMON_INSTALL_DATA_DIR}/mpimon-env.sh")
+# The Python package's folder (python/CMakeLists.txt), on PYTHONPATH when it was built.
+set(MPIMON_ENV_PYTHON "")
+set(MPIMON_MODULE_PYTHON "")
+if(NOT MPIMON_INSTALL_PYTHON_DIR STREQUAL "")
+  set(MPIMON_ENV_PYTHON "PYTHONPATH=\"${prefix}/${MPIMON_INSTALL_PYTHON_DIR}\${PYTHONPATH:+:\$PYTHONPATH}\"\nexport PYTHONPATH")
+  set(MPIMON_MODULE_PYTHON "prepend-path PYTHONPATH $prefix/${MPIMON_INSTALL_PYTHON_DIR}")
+endif()
 configure_file("${MPIMON_PACKAGING_SOURCE_DIR}/mpimon-env.sh.in" "${out}/mpimon-env.sh" @ONLY)
 
 # A clean environment: nothing of the installing shell's own Open MPI settings.

@@ -35,6 +35,8 @@ demo_packages=(
   libcli11-dev                         # the mpimon command line
   libhwloc-dev                         # machine topologies for placement
   libscotch-dev                        # Scotch, the placement reference
+  python3-dev pybind11-dev python3-numpy   # the Python package (python/, docs/python.md)
+  libotf2-trace-dev                    # the event logger's OTF2 output (built when found)
 )
 # The tests and benchmarks on top (scripts/test.sh).
 test_packages=(
@@ -52,6 +54,8 @@ test_packages=(
   libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
   lmod                                 # `module load mpimon` on an installed tree (test/install)
   dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in
+  python3-pytest python3-pandas python3-scipy   # the Python package's tests (DataFrames, sparse matrices)
+  otf2-tools python3-otf2              # the OTF2 round trip: otf2-print and OTF2's Python reader
 )
 # Debian 12 also: clang-format 14, the style check (scripts/format.sh, ctest
 # Style.ClangFormatClean); debootstrap (above) also makes the Debian 13 root in which

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "files/output_names.h"
 
@@ -68,6 +69,20 @@ Timeline place_sources(const Logger& g) {
 
 int publish_log(MPI_Comm, int, void*, void*);
 
+// MEL_FORMAT=otf2: the trace's records, timed from CLOCK_REALTIME at the timeline's
+// origin (read now on both clocks).
+std::unique_ptr<Trace> open_trace(const Logger& g, const Timeline& timeline) {
+  if (!g.formats.otf2) return nullptr;
+  timespec now{};
+  MPI_Count ticks = 0;
+  const bool on_timeline = g.reference_source >= 0 && timeline.knows(g.reference_source) &&
+                           MPI_T_source_get_timestamp(g.reference_source, &ticks) == MPI_SUCCESS;
+  clock_gettime(CLOCK_REALTIME, &now);
+  const double seconds = on_timeline ? timeline.seconds(g.reference_source, ticks) : 0;
+  const int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  return std::make_unique<Trace>(now_ns - static_cast<int64_t>(seconds * 1e9));
+}
+
 }  // namespace
 
 // Before PMPI_Init: MPI_T, sources, types, handles on the predefined communicators.
@@ -128,6 +143,17 @@ void after_init() {
   Logger& g = logger();
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
   const char* prefix = std::getenv("MEL_OUTPUT");
+  {
+    const char* formats = std::getenv("MEL_FORMAT");
+    std::string error;
+    g.formats = parse_output_formats(formats ? formats : "", error);
+    if (g.formats.otf2 && (prefix == nullptr || *prefix == '\0'))
+      error = "MEL_FORMAT=otf2 needs MEL_OUTPUT (the archive is <MEL_OUTPUT>.otf2): writing the text log";
+    else if (g.formats.otf2 && !otf2_built())
+      error = "MEL_FORMAT=otf2: this event logger was built without OTF2 (libotf2-trace-dev): writing the text log";
+    if (!error.empty()) g.formats = OutputFormats{};
+    print_from_rank_zero(g, error.empty() ? "" : "mel: " + error);
+  }
   if (prefix != nullptr && *prefix != '\0') {
     // Every rank publishes (collectively) at MPI_Finalize, whatever happens below.
     g.to_file = true;
@@ -179,9 +205,11 @@ void after_init() {
     }
   }
 
+  std::unique_ptr<Trace> trace = open_trace(g, timeline);
   std::lock_guard<std::mutex> lock(g.mutex);
   for (size_t i = 0; i < g.types.size(); ++i) g.types[i]->type = std::move(completed[i]);
   g.timeline = timeline;
+  g.trace = std::move(trace);
   g.statistics.set_logged_events(g.wanted);
   g.file = std::move(file);
   g.line_prefix = "rank " + std::to_string(g.world_rank) + ": ";
@@ -246,6 +274,16 @@ int publish_log(MPI_Comm, int, void*, void*) {
   });
   if (outputs[0].error)
     say("mel: rank " + std::to_string(g.world_rank) + ": event log not written: " + outputs[0].error.message);
+  if (g.formats.otf2) {  // every rank takes part, with or without records
+    std::unique_ptr<Trace> trace;
+    {
+      std::lock_guard<std::mutex> lock(g.mutex);
+      trace = std::move(g.trace);
+    }
+    const std::string error =
+        write_otf2_archive(trace.get(), mpimon::numbered_name(g.output_prefix, run), g.world_rank);
+    if (!error.empty()) say("mel: rank " + std::to_string(g.world_rank) + ": " + error);
+  }
   if (run > 0 && g.world_rank == 0)
     say("mel: event logs of an earlier run are in the way, and nothing is overwritten: this run's logs are " +
         mpimon::numbered_name(g.output_prefix, run) + ".<rank>.log");

@@ -44,7 +44,8 @@ double seconds_of(Logger& g, const Stamp& stamp) {
 
 void log_instance(Logger& g, TypeSlot& slot, double seconds, const unsigned char* payload, size_t size) {
   const std::vector<Value> values = decode_payload(slot.type, payload, size);
-  write_text(g, format_event_line(seconds, slot.type, values) + "\n");
+  if (g.formats.text) write_text(g, format_event_line(seconds, slot.type, values) + "\n");
+  if (g.trace) g.trace->record(slot.type, values, seconds);
   g.statistics.record(slot.type, values, seconds);
 }
 

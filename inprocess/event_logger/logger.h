@@ -43,6 +43,7 @@
 #include "event_log.h"
 #include "files/atomic_file.h"
 #include "mpit_events.h"
+#include "otf2_output.h"
 
 namespace mpimon::mel {
 
@@ -134,6 +135,9 @@ struct Logger {
   std::string buffer;
   mpimon::FileError file_error;  // the first write failure: the log is then not published
   std::string line_prefix;       // "rank N: " on stderr
+  // MEL_FORMAT (otf2_output.h): event lines in the text log, records for the OTF2 archive.
+  OutputFormats formats;
+  std::unique_ptr<Trace> trace;
 
   // --- guarded by objects_mutex
   std::mutex objects_mutex;
