@@ -176,6 +176,8 @@ class EmulatedCluster {
   // After `timeout_seconds` the command is stopped (exit code 124).
   JobResult run_as_user(const std::filesystem::path& folder, const std::string& command,
                         int timeout_seconds = 120) const;
+  // The ids of the jobs Slurm knows (running, and ended in the last 5 minutes), oldest first.
+  std::vector<std::string> slurm_job_ids() const;
 
  private:
   void create(const std::optional<std::string>& network, const std::optional<SlurmOptions>& slurm);

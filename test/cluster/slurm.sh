@@ -52,6 +52,9 @@ slurm_write_conf() {
   cat >"$dir/slurm.conf" <<EOF
 # Written by test/cluster/slurm.sh for the emulated cluster $name.
 ClusterName=mpimon
+# Job ids from a number of this cluster's own, so that a name holding one is told apart
+# from a step or rank number.
+FirstJobId=$((1000 + RANDOM % 9000))
 SlurmctldHost=launcher($(address 0))
 SlurmctldPort=$slurm_ctld_port
 SlurmdPort=$slurm_slurmd_port
@@ -71,7 +74,8 @@ SlurmctldDebug=info
 SlurmdDebug=info
 TmpFS=$dir/tmp.%n
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
+TaskPluginParam=None
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

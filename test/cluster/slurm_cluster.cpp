@@ -3,6 +3,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <regex>
 #include <stdexcept>
 
 #include "cluster.h"
@@ -43,13 +45,24 @@ fs::path EmulatedCluster::new_user_folder() const {
   return folder;
 }
 
-JobResult EmulatedCluster::run_as_user(const fs::path& folder, const std::string& command,
-                                       int timeout_seconds) const {
+JobResult EmulatedCluster::run_as_user(const fs::path& folder, const std::string& command, int timeout_seconds) const {
   if (!slurm_) throw std::logic_error("run_as_user: cluster " + name_ + " runs no Slurm");
-  JobResult result = run_shell(folder, "timeout -k 10 " + std::to_string(timeout_seconds) + " " + shell_quote(kScript) +
-                                           " as-user " + name_ + " " + shell_quote(folder.string()) + " " +
-                                           shell_quote(command));
+  JobResult result =
+      run_shell(folder, "timeout -k 10 " + std::to_string(timeout_seconds) + " " + shell_quote(kScript) + " as-user " +
+                            name_ + " " + shell_quote(folder.string()) + " " + shell_quote(command));
   return result;
+}
+
+std::vector<std::string> EmulatedCluster::slurm_job_ids() const {
+  const JobResult r = run_as_user(new_user_folder(), "scontrol show jobs --oneliner");
+  if (r.exit_code != 0) throw std::runtime_error("scontrol show jobs failed: " + r.output);
+  std::vector<std::string> ids;
+  const std::regex job_id("(^|\\n)JobId=([0-9]+) ");
+  for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), job_id); it != std::sregex_iterator(); ++it)
+    ids.push_back((*it)[2]);
+  std::sort(ids.begin(), ids.end(),
+            [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
+  return ids;
 }
 
 }  // namespace mpimon::test

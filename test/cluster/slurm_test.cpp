@@ -2,7 +2,7 @@
 // submitted by an ordinary user from the environment of mpimon-env.sh (what `module load
 // mpimon` sets), in every way a cluster starts them: an sbatch script with mpirun, salloc
 // + mpirun, srun --mpi=pmix (Slurm's PMIx server, no mpirun), `mpimon run` inside an
-// allocation. Each gives the exact counts of known patterns and the same dumps and job
+// allocation, `mpimon srun`. Each gives the exact counts of known patterns and the same dumps and job
 // records as the same program under plain mpirun on one host.
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ std::string exports(const std::vector<std::string>& mca) {
   return text;
 }
 
-enum class Launch { sbatch_mpirun, salloc_mpirun, srun_pmix, mpimon_run };
+enum class Launch { sbatch_mpirun, salloc_mpirun, srun_pmix, mpimon_run, mpimon_srun };
 
 const std::string kAllocation =
     " --nodes=" + std::to_string(kNodes) + " --ntasks-per-node=" + std::to_string(kPerNode) + " ";
@@ -75,6 +75,8 @@ std::string user_command(Launch launch, const fs::path& folder, const std::vecto
       return environment + exports(job_mca()) + "srun" + kAllocation + "--mpi=pmix" + words(program);
     case Launch::mpimon_run:
       return environment + "salloc" + kAllocation + "mpimon run --" + words(job_mca()) + words(program);
+    case Launch::mpimon_srun:  // --mpi=pmix added by mpimon srun
+      return environment + exports(job_mca()) + "mpimon srun --" + kAllocation + words(program);
   }
   return "";
 }
@@ -92,7 +94,29 @@ void expect_exact_counts(const fs::path& folder) {
   EXPECT_EQ(read_edges(folder, "EI"), expected);
 }
 
-void expect_same_dumps_as_one_host(const fs::path& folder) {
+// The job file of the cluster's one job, named by default mpimon-job-<job id>.<step>.txt
+// under Slurm: <step> is Slurm's under srun (0: the first step), mpirun's own job under
+// mpirun (files/name_patterns.h). "" (and a failure) when there is not exactly one.
+fs::path job_file_of_the_one_job(const EmulatedCluster& cluster, const fs::path& folder, Launch launch) {
+  const std::vector<std::string> ids = cluster.slurm_job_ids();
+  EXPECT_EQ(ids.size(), 1u);
+  if (ids.size() != 1) return {};
+  const std::string prefix = "mpimon-job-" + ids[0] + ".";
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".txt") found.push_back(entry);
+  }
+  EXPECT_EQ(found.size(), 1u) << "no single " << prefix << "*.txt in " << folder;
+  if (found.size() != 1) return {};
+  if (launch == Launch::srun_pmix || launch == Launch::mpimon_srun) {
+    EXPECT_EQ(found[0].filename().string(), prefix + "0.txt");
+  }
+  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));  // today's default name is not used under Slurm
+  return found[0];
+}
+
+void expect_same_dumps_as_one_host(const fs::path& folder, const fs::path& job_file) {
   const JobResult& reference = one_host_reference();
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
   for (int r = 0; r < kRanks; ++r) {
@@ -101,7 +125,7 @@ void expect_same_dumps_as_one_host(const fs::path& folder) {
   }
   const std::string records = job_records(reference.folder / "mpimon-job.txt");
   EXPECT_NE(records.find(" internal "), std::string::npos) << records;
-  EXPECT_EQ(job_records(folder / "mpimon-job.txt"), records);
+  EXPECT_EQ(job_records(job_file), records);
 }
 
 void run_and_check(Launch launch) {
@@ -111,7 +135,9 @@ void run_and_check(Launch launch) {
   const JobResult job = cluster.run_as_user(folder, user_command(launch, folder, kProgram));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   expect_exact_counts(folder);
-  expect_same_dumps_as_one_host(folder);
+  const fs::path job_file = job_file_of_the_one_job(cluster, folder, launch);
+  ASSERT_FALSE(job_file.empty());
+  expect_same_dumps_as_one_host(folder, job_file);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -126,12 +152,12 @@ TEST(SlurmHarness, AnOrdinaryUserRunsAStepOnEveryNode2Nodes) {
   EmulatedCluster cluster(std::vector<EmulatedHost>(kNodes, EmulatedHost(kPerNode)), SlurmOptions{});
   std::cout << "Slurm cluster of " << kNodes << " nodes up in " << seconds_since(start) << " s\n";
   const fs::path folder = cluster.new_user_folder();
-  const JobResult job =
-      cluster.run_as_user(folder, "id -un; hostname; srun" + kAllocation + "sh -c 'echo \"$(hostname) $(id -un)\"' | sort");
+  const JobResult job = cluster.run_as_user(
+      folder, "id -un; hostname; srun" + kAllocation + "sh -c 'echo \"$(hostname) $(id -un)\"' | sort");
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::string user = EmulatedCluster::user_name();
-  EXPECT_EQ(job.output, user + "\nlauncher\nhost1 " + user + "\nhost1 " + user + "\nhost2 " + user + "\nhost2 " +
-                            user + "\n");
+  EXPECT_EQ(job.output,
+            user + "\nlauncher\nhost1 " + user + "\nhost1 " + user + "\nhost2 " + user + "\nhost2 " + user + "\n");
 }
 
 TEST(SlurmJobs, SbatchScriptWithMpirunCountsExactly2Nodes4Ranks) { run_and_check(Launch::sbatch_mpirun); }
@@ -141,6 +167,8 @@ TEST(SlurmJobs, SallocWithMpirunCountsExactly2Nodes4Ranks) { run_and_check(Launc
 TEST(SlurmJobs, SrunWithPmixCountsExactly2Nodes4Ranks) { run_and_check(Launch::srun_pmix); }
 
 TEST(SlurmJobs, MpimonRunInsideAnAllocationCountsExactly2Nodes4Ranks) { run_and_check(Launch::mpimon_run); }
+
+TEST(SlurmJobs, MpimonSrunCountsExactly2Nodes4Ranks) { run_and_check(Launch::mpimon_srun); }
 
 // Against Slurm's PMIx server (no mpirun): a node whose ranks do not see our plugin
 // folder turns monitoring off for the job, one line, no hang; the job runs to its end.
@@ -162,8 +190,9 @@ TEST(SlurmMixedDeployment, SrunWithANodeWithoutOurPluginFolderSaysSoOnceAndEnds2
     EXPECT_NE(output.find("rank " + std::to_string(r) + ": host host" + std::to_string(1 + r / kPerNode)),
               std::string::npos)
         << output;
-  EXPECT_FALSE(fs::exists(folder / "mpimon-job.txt"));
-  EXPECT_FALSE(fs::exists(folder / "prof.0.prof"));
+  for (const auto& entry : fs::directory_iterator(folder))  // no job file, no dump
+    EXPECT_TRUE(entry.path().filename().string().rfind("mpimon-job", 0) != 0 && entry.path().extension() != ".prof")
+        << entry.path();
   // The same job where every node has the folder, for the time the check costs.
   EmulatedCluster whole(std::vector<EmulatedHost>(kNodes, EmulatedHost(kPerNode)), SlurmOptions{});
   const fs::path whole_folder = whole.new_user_folder();

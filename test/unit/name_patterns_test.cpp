@@ -45,6 +45,22 @@ TEST(NamePatterns, TheBatchScriptIsStepBatchAndTheOldVariableNamesCount) {
   EXPECT_EQ(expand_name_pattern("%x %N", c), "noname nonode");
 }
 
+// Under mpirun in an allocation, the ranks on mpirun's node have no step and the others
+// the step of Open MPI's daemons: every rank takes mpirun's PMIx namespace instead.
+TEST(NamePatterns, UnderMpirunTheStepIsMpirunsJobOnEveryRank) {
+  auto on_mpiruns_node = kStep;
+  on_mpiruns_node.erase("SLURM_STEP_ID");
+  on_mpiruns_node["PMIX_NAMESPACE"] = "49676289";
+  auto elsewhere = kStep;
+  elsewhere["SLURM_STEP_ID"] = "0";
+  elsewhere["PMIX_NAMESPACE"] = "49676289";
+  EXPECT_EQ(expand_name_pattern("%J", context_of(on_mpiruns_node)), "4242.49676289");
+  EXPECT_EQ(expand_name_pattern("%J", context_of(elsewhere)), "4242.49676289");
+  auto by_srun = kStep;
+  by_srun["PMIX_NAMESPACE"] = "slurm.pmix.4242.3";
+  EXPECT_EQ(expand_name_pattern("%J", context_of(by_srun)), "4242.3");
+}
+
 TEST(NamePatterns, AValueNeverAddsAFolder) {
   const NameContext c = context_of({{"SLURM_JOB_ID", "5"}, {"SLURM_JOB_NAME", "../etc/x"}}, "a/b");
   EXPECT_EQ(expand_name_pattern("%x-%u", c), ".._etc_x-a_b");

@@ -30,8 +30,18 @@ NameContext name_context(const std::function<const char*(const char*)>& getenv, 
     return c;
   }
   c.job_id = value_or(job, "nojob");
-  // A process of the batch script itself (no step): Slurm names that step "batch".
-  c.step_id = value_or(getenv("SLURM_STEP_ID"), value_or(getenv("SLURM_STEPID"), "batch"));
+  // The step. Ranks started by srun directly (Slurm's PMIx namespace slurm.pmix.<job>.<step>,
+  // or no PMIx at all) share Slurm's step id. Ranks started by mpirun do not: those on
+  // mpirun's own node run in the batch step (no SLURM_STEP_ID), the others under the step
+  // of the srun that started Open MPI's daemons. Their one common "step" is mpirun's own
+  // job: Open MPI's PMIx namespace, the same for every rank of one mpirun and different
+  // for each mpirun of the job. A process of the batch script itself: Slurm's "batch".
+  const char* space = getenv("PMIX_NAMESPACE");
+  const bool by_mpirun = space != nullptr && *space != '\0' && std::string(space).rfind("slurm.pmix.", 0) != 0;
+  if (by_mpirun)
+    c.step_id = value_or(space, "batch");
+  else
+    c.step_id = value_or(getenv("SLURM_STEP_ID"), value_or(getenv("SLURM_STEPID"), "batch"));
   c.job_name = value_or(getenv("SLURM_JOB_NAME"), "noname");
   c.first_node = value_or(first_host(value_or(getenv("SLURM_JOB_NODELIST"), "")).c_str(), "nonode");
   return c;
@@ -68,13 +78,27 @@ std::string expand_name_pattern(const std::string& pattern, const NameContext& c
       throw std::invalid_argument("'" + pattern + "' ends with a lone % (write %% for a literal %)");
     const char letter = pattern[++i];
     switch (letter) {
-      case 'j': out += context.job_id; break;
-      case 's': out += context.step_id; break;
-      case 'J': out += context.job_id + "." + context.step_id; break;
-      case 'u': out += context.user; break;
-      case 'x': out += context.job_name; break;
-      case 'N': out += context.first_node; break;
-      case '%': out += '%'; break;
+      case 'j':
+        out += context.job_id;
+        break;
+      case 's':
+        out += context.step_id;
+        break;
+      case 'J':
+        out += context.job_id + "." + context.step_id;
+        break;
+      case 'u':
+        out += context.user;
+        break;
+      case 'x':
+        out += context.job_name;
+        break;
+      case 'N':
+        out += context.first_node;
+        break;
+      case '%':
+        out += '%';
+        break;
       default:
         throw std::invalid_argument("'" + pattern + "': unknown pattern %" + std::string(1, letter) +
                                     " (mpimon knows %j job id, %s step, %J job.step, %u user, %x job name, "

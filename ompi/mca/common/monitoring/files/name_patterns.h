@@ -4,7 +4,9 @@
 // expanded here, in one place, before the re-run rule (files/output_names.h) applies.
 //
 //   %j  the job id (SLURM_JOB_ID; an array task has its own)    outside Slurm: nojob
-//   %s  the step id (SLURM_STEP_ID; the batch script's: batch)   outside Slurm: nostep
+//   %s  the step: SLURM_STEP_ID under srun; under mpirun inside   outside Slurm: nostep
+//       an allocation, mpirun's own job (its PMIx namespace, the same for all its ranks;
+//       Slurm's step ids differ between its ranks); the batch script's: batch
 //   %J  %j.%s
 //   %u  the user's name                                           everywhere
 //   %x  the job name (SLURM_JOB_NAME)                             outside Slurm: noname
@@ -13,7 +15,8 @@
 //
 // Every rank of a step gets the same values from Slurm, so every rank expands a name to
 // the same text (Slurm's %N means "this node" in --output; here it is the job's first
-// node, the same for every rank). A value never adds a folder: its '/' become '_'. Pure: the environment is given as a function.
+// node, the same for every rank). A value never adds a folder: its '/' become '_'. Pure: the environment is given as a
+// function.
 #pragma once
 
 #include <functional>

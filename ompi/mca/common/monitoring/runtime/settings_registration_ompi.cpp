@@ -169,8 +169,8 @@ void register_settings() {
   settings.dump_target = output >= 3 ? DumpTarget::file : static_cast<DumpTarget>(output);
   const NameContext names = name_context([](const char* name) { return std::getenv(name); }, user_name());
   settings.dump_prefix = expanded_name("pml_monitoring_filename", filename_text ? filename_text : "", names);
-  const std::string job_file = set_by_nobody(job_file_index) ? default_job_file_pattern(names)
-                                                             : std::string(job_file_text ? job_file_text : "");
+  const std::string job_file =
+      set_by_nobody(job_file_index) ? default_job_file_pattern(names) : std::string(job_file_text ? job_file_text : "");
   settings.job_file = expanded_name("pml_monitoring_job_file", job_file, names);
   std::string warning;
   const double interval =
