@@ -20,7 +20,9 @@ inline std::string point_to_point_section(const std::filesystem::path& file) {
 }
 
 // Everything after the job file's `records` line (records and annotations), without the
-// per-rank `checksum` lines (rank 0's covers the header, whose times differ between runs).
+// per-rank `checksum` lines (rank 0's covers the header, whose times differ between runs),
+// the `series` line (it names the series folder, after the job file's own name) and the
+// `eof` line (the file's size, which holds that name).
 inline std::string job_records(const std::filesystem::path& file) {
   const std::string text = read_text(file);
   const size_t at = text.find("\nrecords\n");
@@ -28,7 +30,8 @@ inline std::string job_records(const std::filesystem::path& file) {
   std::string kept;
   std::istringstream lines(text.substr(at));
   for (std::string line; std::getline(lines, line);)
-    if (line.rfind("checksum ", 0) != 0) kept += line + "\n";
+    if (line.rfind("checksum ", 0) != 0 && line.rfind("series ", 0) != 0 && line.rfind("eof ", 0) != 0)
+      kept += line + "\n";
   return kept;
 }
 

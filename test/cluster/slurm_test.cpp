@@ -66,8 +66,11 @@ std::string user_command(Launch launch, const fs::path& folder, const std::vecto
     case Launch::sbatch_mpirun: {
       std::ofstream(folder / "job.sh") << "#!/bin/sh\n#SBATCH" << kAllocation << "--job-name=mpimon-test\n"
                                        << environment << "mpirun" << words(job_mca()) << words(program) << "\n";
-      // --wait: sbatch returns when the job ends, with its exit code.
-      return "sbatch --wait --quiet --output=slurm-%j.out job.sh; rc=$?; cat slurm-*.out; exit $rc";
+      // Waits for the job's end as sbatch --wait would, but polling every 0.1 s (sbatch
+      // polls every few seconds), then exits with the job's exit code.
+      return "id=$(sbatch --parsable --output=slurm-%j.out job.sh) || exit 1\n"
+             "while [ -n \"$(squeue -h -j \"$id\" 2>/dev/null)\" ]; do sleep 0.1; done\n"
+             "cat slurm-$id.out; scontrol show job \"$id\" | grep -q 'ExitCode=0:0'";
     }
     case Launch::salloc_mpirun:
       return environment + "salloc" + kAllocation + "mpirun" + words(job_mca()) + words(program);
