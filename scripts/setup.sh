@@ -50,6 +50,8 @@ test_packages=(
   chromium                             # renders the HTML report in a test (headless)
   clang "$clang_runtime"               # the readers' fuzz target (libFuzzer, sanitizers)
   iproute2 util-linux                  # emulated hosts in the cluster tests (ip netns, unshare, nsenter; tc)
+  slurmctld slurmd slurm-client munge  # a real Slurm over the emulated hosts (test/cluster/slurm.sh)
+  slurm-wlm-basic-plugins libpmix-dev  # srun --mpi=pmix: Slurm's PMIx plugin opens libpmix-dev's libpmix.so
   kmod                                 # modprobe sch_netem / sch_tbf where the kernel builds them as modules
   libhdf5-openmpi-dev libpnetcdf-dev   # real MPI-IO libraries in the io layer's tests (parallel HDF5, PnetCDF)
   lmod                                 # `module load mpimon` on an installed tree (test/install)

@@ -72,11 +72,11 @@ std::string script_with(const std::string& environment, const std::string& argum
 
 std::string script(const std::string& arguments) { return script_with("", arguments); }
 
-std::string new_cluster_name() {
+std::string new_cluster_name(const std::string& tag) {
   static std::atomic<int> sequence{0};
   std::string owner = script("owner " + std::to_string(::getpid()));
   while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
-  return "mpimon-cl-" + owner + "-t" + std::to_string(sequence++);
+  return "mpimon-cl-" + owner + "-" + tag + std::to_string(sequence++);
 }
 
 }  // namespace
@@ -105,9 +105,19 @@ EmulatedCluster::EmulatedCluster(int hosts, int slots_per_host, const std::optio
 
 EmulatedCluster::EmulatedCluster(const std::vector<EmulatedHost>& hosts, const std::optional<std::string>& network)
     : hosts_(hosts) {
+  create(network, std::nullopt);
+}
+
+EmulatedCluster::EmulatedCluster(const std::vector<EmulatedHost>& hosts, const SlurmOptions& slurm,
+                                 const std::optional<std::string>& network)
+    : hosts_(hosts), slurm_(true) {
+  create(network, slurm);
+}
+
+void EmulatedCluster::create(const std::optional<std::string>& network, const std::optional<SlurmOptions>& slurm) {
   if (hosts_.empty()) throw std::invalid_argument("an emulated cluster needs at least one host");
   script("reap");  // namespaces left by killed earlier runs
-  name_ = new_cluster_name();
+  name_ = new_cluster_name(slurm ? "slurm" : "t");
   remember_live(name_);
   try {
     const std::string environment = network ? "MPIMON_HOSTS_NET=" + shell_quote(*network) + " " : "";
@@ -117,6 +127,11 @@ EmulatedCluster::EmulatedCluster(const std::vector<EmulatedHost>& hosts, const s
         script("hide " + name_ + " " + std::to_string(n) + " " + shell_quote(folder));
       for (const auto& [folder, replacement] : hosts_[n - 1].replaced_folders)
         script("bind " + name_ + " " + std::to_string(n) + " " + shell_quote(replacement) + " " + shell_quote(folder));
+    }
+    if (slurm) {  // after the hosts' folders: each slurmd starts inside its host's view
+      std::string cpus;
+      for (const EmulatedHost& host : hosts_) cpus += " " + std::to_string(host.slots);
+      script_with("MPIMON_SLURM_KILLWAIT=" + std::to_string(slurm->kill_wait_seconds) + " ", "slurm " + name_ + cpus);
     }
   } catch (...) {
     run_shell(fs::temp_directory_path(), shell_quote(kScript) + " down " + name_);

@@ -83,6 +83,22 @@ struct EmulatedHost {
   std::vector<std::pair<std::string, std::string>> replaced_folders;  // {folder, replacement}
 };
 
+// The Slurm mode (slurm.sh, docs/slurm.md): a real Slurm over the hosts - slurmctld on
+// the launcher, one slurmd per host (node name host<n>, CPUs = the host's slots), munge -
+// and an ordinary user, mpimon-user, who submits the jobs (run_as_user). Hosts keep what
+// they hide or replace: slurmd starts inside each host's mount namespace, so its job
+// steps see the same folders. Up in about half a second.
+//
+//   TEST(MySlurm, Sbatch) {
+//     MPIMON_REQUIRE_SLURM();
+//     EmulatedCluster cluster({EmulatedHost(2), EmulatedHost(2)}, SlurmOptions{});
+//     const auto folder = cluster.new_user_folder();                 // owned by mpimon-user
+//     JobResult job = cluster.run_as_user(folder, "sbatch --wait -N2 --ntasks-per-node=2 job.sh");
+//   }
+struct SlurmOptions {
+  int kill_wait_seconds = 30;  // KillWait: SIGTERM to SIGKILL after scancel or the time limit
+};
+
 // Options of one job; the defaults fit most tests.
 struct ClusterJobOptions {
   Components components = Components::ours;  // ours: our plugin folder first in the component path
@@ -103,6 +119,9 @@ class EmulatedCluster {
   // nullopt: MPIMON_HOSTS_NET of the environment; "": a free network.
   explicit EmulatedCluster(const std::vector<EmulatedHost>& hosts,
                            const std::optional<std::string>& network = std::nullopt);
+  // The same hosts running Slurm (see SlurmOptions above).
+  EmulatedCluster(const std::vector<EmulatedHost>& hosts, const SlurmOptions& slurm,
+                  const std::optional<std::string>& network = std::nullopt);
   // `hosts` identical hosts with `slots_per_host` slots each.
   EmulatedCluster(int hosts, int slots_per_host, const std::optional<std::string>& network = std::nullopt);
   ~EmulatedCluster();
@@ -144,9 +163,28 @@ class EmulatedCluster {
 
   const std::string& name() const { return name_; }
 
+  // Slurm mode only (slurm_cluster.cpp).
+  // Why Slurm cannot run over emulated hosts here (hosts cannot be emulated, a package is
+  // missing), or "" if it can.
+  static std::string slurm_unavailable_reason();
+  // The ordinary user Slurm jobs are submitted by.
+  static std::string user_name() { return "mpimon-user"; }
+  // A new test folder owned by that user (a job's working directory).
+  std::filesystem::path new_user_folder() const;
+  // A shell command as that user on the launcher host (a login node), in `folder`, with a
+  // login-like environment (HOME, USER, PATH, SLURM_CONF); stdout and stderr together.
+  // After `timeout_seconds` the command is stopped (exit code 124).
+  JobResult run_as_user(const std::filesystem::path& folder, const std::string& command,
+                        int timeout_seconds = 120) const;
+  // The ids of the jobs Slurm knows (running, and ended in the last 5 minutes), oldest first.
+  std::vector<std::string> slurm_job_ids() const;
+
  private:
+  void create(const std::optional<std::string>& network, const std::optional<SlurmOptions>& slurm);
+
   std::string name_;
   std::vector<EmulatedHost> hosts_;
+  bool slurm_ = false;
 };
 
 // The osc component that creates windows between emulated hosts (see the top of this
@@ -164,6 +202,13 @@ inline std::string osc_across_hosts_exclusion() { return open_mpi_4_1() ? "^rdma
   do {                                                                                               \
     if (const std::string why = ::mpimon::test::EmulatedCluster::unavailable_reason(); !why.empty()) \
       GTEST_SKIP() << "emulated hosts unavailable: " << why;                                         \
+  } while (0)
+
+// Skips the current test, with the reason, where Slurm cannot run over emulated hosts.
+#define MPIMON_REQUIRE_SLURM()                                                                             \
+  do {                                                                                                     \
+    if (const std::string why = ::mpimon::test::EmulatedCluster::slurm_unavailable_reason(); !why.empty()) \
+      GTEST_SKIP() << "Slurm over emulated hosts unavailable: " << why;                                    \
   } while (0)
 
 // Skips the current test, with the reason, where this network cannot be emulated.

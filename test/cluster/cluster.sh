@@ -15,6 +15,11 @@
 #   cluster.sh mpirun-args <name>            the mpirun arguments that launch over the hosts
 #   cluster.sh agent <name> <host> <words...>      mpirun's remote shell (plm_rsh_agent; 5.0: plm_ssh_agent)
 #   cluster.sh down <name>                   kill everything inside, remove the namespaces
+#   cluster.sh slurm-check                   why Slurm cannot run here (exit 1), or nothing (exit 0)
+#   cluster.sh slurm <name> <cpus...>        the Slurm mode (slurm.sh): munge, slurmctld on the launcher, a
+#                                            slurmd per host (<cpus> of host 1, 2, ...), after bind/hide/cpus
+#   cluster.sh as-user <name> <folder> <cmd> a shell command as the ordinary user (mpimon-user) on the
+#                                            launcher, in <folder>, with SLURM_CONF (sbatch, srun, salloc)
 #   cluster.sh reap                          remove clusters whose creator process is gone
 #   cluster.sh owner                         an owner token for this shell's parent: <pid>.<start time>
 #
@@ -48,6 +53,8 @@ set -euo pipefail
 subnet=10.200.0
 state_root=/run/mpimon-cluster
 self="$(readlink -f "${BASH_SOURCE[0]}")"
+# shellcheck source=slurm.sh
+. "$(dirname "$self")/slurm.sh"
 
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 address() { echo "$subnet.$((10 + $1))"; }
@@ -255,7 +262,9 @@ host_file() {
 }
 
 # Runs "$@" in host file $1's namespaces: network, its own hostname, and its bind mounts
-# in a private mount namespace.
+# in a private mount namespace. With in_host_daemon=1 the network namespace is entered
+# with nsenter instead of `ip netns exec`, which remounts /sys and so hides
+# /sys/fs/cgroup: slurmd and slurmctld refuse to start without it (docs/slurm.md).
 in_host() {
   local file="$1"; shift
   local ns hostname cpus binds=()
@@ -273,7 +282,9 @@ in_host() {
     n=$((n + 2))
   done
   setup+=" && shift $((${#args[@]} - 1)) && exec \"\$@\""
-  exec ip netns exec "$ns" unshare --uts --mount --propagation private sh -c "$setup" "${args[@]}" "$@"
+  local enter=(ip netns exec "$ns")
+  [ "${in_host_daemon:-0}" != 1 ] || enter=(nsenter "--net=/run/netns/$ns")
+  exec "${enter[@]}" unshare --uts --mount --propagation private sh -c "$setup" "${args[@]}" "$@"
 }
 
 cmd="${1:-}"
@@ -336,6 +347,9 @@ case "$cmd" in
     [ -n "$f" ] && [ -f "$f" ] || die "agent: no host $addr in cluster $name"
     in_host "$f" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="${HOME:-/root}" sh -c "$*" ;;
   down) [ $# -eq 1 ] || die "usage: down <name>"; down "$1" ;;
+  slurm-check) slurm_check ;;
+  slurm) [ $# -ge 2 ] || die "usage: slurm <name> <cpus of host 1> ..."; slurm_up "$@" ;;
+  as-user) [ $# -eq 3 ] || die "usage: as-user <name> <folder> <command>"; slurm_as_user "$@" ;;
   reap)
     names="$( { ip netns list 2>/dev/null | awk '{print $1}' | sed -nE 's/^(mpimon-cl-[0-9]+\.[0-9]+-[A-Za-z0-9]+)-(br|h[0-9]+)$/\1/p'
                 ls "$state_root" 2>/dev/null | grep -E '^mpimon-cl-[0-9]+\.[0-9]+-[A-Za-z0-9]+$'; } | sort -u)" || true
@@ -343,5 +357,5 @@ case "$cmd" in
       owner="${name#mpimon-cl-}"; owner="${owner%%-*}"
       if ! owner_alive "$owner"; then echo "cluster.sh: removing $name (its creator is gone)" >&2; down "$name"; fi
     done ;;
-  *) die "unknown command '$cmd' (check, owner, up, bind, hide, cpus, net, net-show, net-check, run, mpirun-args, agent, down, reap)" ;;
+  *) die "unknown command '$cmd' (check, owner, up, bind, hide, cpus, net, net-show, net-check, run, mpirun-args, agent, down, reap, slurm-check, slurm, as-user)" ;;
 esac

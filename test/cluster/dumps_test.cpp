@@ -2,37 +2,14 @@
 // them) equal those of the same job on one host (shared memory only).
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "cluster.h"
+#include "dump_sections.h"
 
 using namespace mpimon::test;
 
 namespace {
 
 const std::string kExample = MPIMON_EXAMPLE;
-
-// The "# POINT TO POINT" section of a .prof file, byte for byte.
-std::string point_to_point_section(const std::filesystem::path& file) {
-  const std::string text = read_text(file);
-  const size_t begin = text.find("# POINT TO POINT\n");
-  if (begin == std::string::npos) return "(no point-to-point section in " + file.string() + ")";
-  const size_t end = text.find("\n# ", begin + 1);
-  return text.substr(begin, end == std::string::npos ? std::string::npos : end + 1 - begin);
-}
-
-// Everything after the job file's `records` line (records and annotations), without the
-// per-rank `checksum` lines (rank 0's covers the header, whose times differ between runs).
-std::string job_records(const std::filesystem::path& file) {
-  const std::string text = read_text(file);
-  const size_t at = text.find("\nrecords\n");
-  if (at == std::string::npos) return "(no records in " + file.string() + ")";
-  std::string kept;
-  std::istringstream lines(text.substr(at));
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("checksum ", 0) != 0) kept += line + "\n";
-  return kept;
-}
 
 void expect_same_dumps_as_one_host(int hosts, int slots) {
   const int ranks = hosts * slots;

@@ -8,8 +8,7 @@
 #include <regex>
 
 #include "cluster.h"
-#include "formats/job_format.h"
-#include "readers/job_reader.h"
+#include "crossing.h"
 
 using namespace mpimon::test;
 
@@ -18,27 +17,6 @@ namespace {
 const std::string kPatterns = MPIMON_PATTERNS;
 const std::string kExample = MPIMON_EXAMPLE;
 const std::string kReorderPatterns = MPIMON_REORDER_PATTERNS;
-
-// rank -> host name, from mpi_patterns' "rank <r>: host <name>" lines.
-std::map<int, std::string> hosts_of(const std::string& output) {
-  std::map<int, std::string> hosts;
-  static const std::regex line(R"(rank (\d+): host (\S+))");
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), line); it != std::sregex_iterator(); ++it)
-    hosts[std::stoi((*it)[1])] = (*it)[2];
-  return hosts;
-}
-
-// Bytes of point-to-point records between ranks on different hosts, from a job file: the
-// application's (E), or with `internal` also the collectives' decomposed messages (E + I).
-uint64_t crossing_bytes(const std::filesystem::path& job_file, const std::map<int, std::string>& hosts,
-                        bool internal = false) {
-  uint64_t crossing = 0;
-  for (const mpimon::JobRecord& r : mpimon::read_job_file(job_file.string()).records)
-    if ((r.category == mpimon::Category::external || (internal && r.category == mpimon::Category::internal)) &&
-        hosts.at(r.source) != hosts.at(r.destination))
-      crossing += r.counters.bytes;
-  return crossing;
-}
 
 // "| <placement> | <hop-bytes> | <bytes crossing hosts> |" of mpimon place's table.
 uint64_t printed_crossing(const std::string& place_output, const std::string& placement) {

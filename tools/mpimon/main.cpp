@@ -20,9 +20,9 @@ using namespace mpimon::tools;
 int main(int argc, char** argv) {
   CLI::App app{"mpimon: communication monitoring for Open MPI 4.1"};
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands{add_run_command(app),  add_env_command(app),   add_matrix_command(app),
-                                            add_show_command(app), add_place_command(app), add_report_command(app),
-                                            add_waits_command(app)};
+  const std::vector<Subcommand> subcommands{add_run_command(app),    add_srun_command(app), add_env_command(app),
+                                            add_matrix_command(app), add_show_command(app), add_place_command(app),
+                                            add_report_command(app), add_waits_command(app)};
   CLI11_PARSE(app, argc, argv);
   for (const Subcommand& subcommand : subcommands) {
     if (!*subcommand.app) continue;

@@ -16,6 +16,7 @@
 #include "hostfile.h"
 #include "placement.h"
 #include "scotch_mapping.h"
+#include "srun_layout.h"
 #include "topology.h"
 
 namespace mpimon::tools {
@@ -33,6 +34,7 @@ struct PlaceOptions {
   std::string category = "communication";  // not the MPI-IO shuffle unless asked (docs/io.md)
   int oversubscription = 1;
   std::string rankfile, scotch_rankfile, keys, host = "localhost";
+  std::string slurm_hostfile;
 };
 
 // The job's traffic of the chosen category, symmetric, sparse.
@@ -303,6 +305,18 @@ int write_outputs(const PlaceOptions& o, const pl::Cluster& cluster, const Place
     std::cout << "\nrankfile: " << o.rankfile << " (mpirun "
               << (o.hostfile.empty() ? "" : "--hostfile " + o.hostfile + " ") << "--rankfile " << o.rankfile << ")\n";
   }
+  if (!o.slurm_hostfile.empty()) {
+    const pl::SrunLayout layout = pl::srun_layout(cluster, ours.mapping);
+    if (int status = write_output(o.slurm_hostfile, layout.hostfile)) return status;
+    std::cout << "\nSLURM_HOSTFILE: " << o.slurm_hostfile
+              << " (inside an allocation of these hosts: SLURM_HOSTFILE=" << o.slurm_hostfile
+              << " srun --distribution=arbitrary -n " << n
+              << (layout.map_cpu.empty() ? "" : " --cpu-bind=map_cpu:" + layout.map_cpu) << " ./app)\n";
+    if (layout.map_cpu.empty())
+      std::cout << "no --cpu-bind: " << layout.why_no_map_cpu << "; for the cores too, mpirun inside the allocation: "
+                << "mpirun --rankfile "
+                << (o.rankfile.empty() ? "<file> (write it with --rankfile <file>)" : o.rankfile) << " ./app\n";
+  }
   if (!o.scotch_rankfile.empty()) {
     if (!p.scotch) {
       std::cerr << "mpimon place: no Scotch rankfile: " << p.scotch_why_not << '\n';
@@ -373,6 +387,11 @@ Subcommand add_place_command(CLI::App& mpimon) {
   place->add_option("--rankfile", o->rankfile, "write an Open MPI rankfile for the placement");
   place->add_option("--scotch-rankfile", o->scotch_rankfile,
                     "write Scotch's mapping as a rankfile too (to compare both in reruns)");
+  place
+      ->add_option("--slurm-hostfile", o->slurm_hostfile,
+                   "write the placement's hosts for srun --distribution=arbitrary (SLURM_HOSTFILE) and print the "
+                   "srun command, with --cpu-bind=map_cpu: when every node's cores are the same list")
+      ->needs(hostfile);
   place->add_option("--keys", o->keys, "write rank reordering keys (for MPI_Comm_split)");
   place->add_option("--host", o->host, "host name in the rankfile (one host)")->excludes(hostfile);
   return {place, [o] { return run_place(*o); }};

@@ -1,4 +1,4 @@
-// `mpimon run -- <mpirun arguments>` and `mpimon env`.
+// `mpimon run -- <mpirun arguments>`, `mpimon srun -- <srun arguments>` and `mpimon env`.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,6 +19,20 @@ Subcommand add_run_command(CLI::App& mpimon) {
   return {run, [arguments] {
             const std::string error = exec_mpirun(*arguments);
             std::cerr << "mpimon run: " << error << '\n';
+            return 127;
+          }};
+}
+
+Subcommand add_srun_command(CLI::App& mpimon) {
+  auto arguments = std::make_shared<std::vector<std::string>>();
+  CLI::App* srun = mpimon.add_subcommand(
+      "srun", "run srun --mpi=pmix with mpimon's components, inside a Slurm allocation (mpimon srun -- -n 4 ./app)");
+  srun->add_option("srun_arguments", *arguments, "arguments passed to srun (--mpi=pmix added unless given)")
+      ->required();
+  srun->prefix_command();
+  return {srun, [arguments] {
+            const std::string error = exec_srun(*arguments);
+            std::cerr << "mpimon srun: " << error << '\n';
             return 127;
           }};
 }

@@ -14,6 +14,7 @@ struct Subcommand {
 };
 
 Subcommand add_run_command(CLI::App& mpimon);
+Subcommand add_srun_command(CLI::App& mpimon);
 Subcommand add_env_command(CLI::App& mpimon);
 Subcommand add_matrix_command(CLI::App& mpimon);
 Subcommand add_show_command(CLI::App& mpimon);

@@ -4,11 +4,17 @@
 
 #include <mpi.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <climits>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include <ompi/mca/pml/base/base.h>
 
+#include "files/name_patterns.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
 #include "runtime/mca_values_ompi.h"
@@ -91,6 +97,31 @@ const IntParameter kVerbose{
     INT_MAX,
     OPAL_INFO_LVL_9};
 
+// The user's name for %u: USER as the job's environment says (no lookup per process), else
+// the password database's.
+std::string user_name() {
+  if (const char* user = std::getenv("USER"); user != nullptr && *user != '\0') return user;
+  const passwd* entry = ::getpwuid(::geteuid());
+  return entry != nullptr ? entry->pw_name : std::to_string(::geteuid());
+}
+
+// An output name with Slurm's patterns expanded (files/name_patterns.h); a bad pattern is
+// said once and the name used as given (the run's files are still written).
+std::string expanded_name(const char* parameter, const std::string& text, const NameContext& context) {
+  try {
+    return expand_name_pattern(text, context);
+  } catch (const std::invalid_argument& e) {
+    warn_once_per_job(std::string(parameter) + " " + e.what() + ": the name is used as given");
+    return text;
+  }
+}
+
+bool set_by_nobody(int variable_index) {
+  mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+  return variable_index < 0 || mca_base_var_get_value(variable_index, nullptr, &source, nullptr) != OPAL_SUCCESS ||
+         source == MCA_BASE_VAR_SOURCE_DEFAULT;
+}
+
 }  // namespace
 
 void register_settings() {
@@ -113,10 +144,12 @@ void register_settings() {
   register_monitoring_variable(
       "pml", "filename", "Prefix of the per-rank dump files (mpimon): <prefix>.<world rank>.prof",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &filename_text);
-  register_monitoring_variable(
+  const int job_file_index = register_monitoring_variable(
       "pml", "job_file",
       "The one machine-readable file of the whole job, written at MPI_Finalize whenever monitoring is on "
-      "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file",
+      "(mpimon); an existing file is never overwritten (<name>.<n> is used instead); empty: no job file. "
+      "Slurm's %j %s %J %u %x %N %% are expanded (also in pml_monitoring_filename); default mpimon-job.txt, "
+      "inside a Slurm job mpimon-job-%j.%s.txt",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &job_file_text);
   register_monitoring_variable(
       "pml", "snapshot_interval",
@@ -134,8 +167,11 @@ void register_settings() {
   settings.verbose = verbose > 0;
   if (!verbose_warning.empty()) warn_once_per_job(verbose_warning);
   settings.dump_target = output >= 3 ? DumpTarget::file : static_cast<DumpTarget>(output);
-  settings.dump_prefix = filename_text ? filename_text : "";
-  settings.job_file = job_file_text ? job_file_text : "";
+  const NameContext names = name_context([](const char* name) { return std::getenv(name); }, user_name());
+  settings.dump_prefix = expanded_name("pml_monitoring_filename", filename_text ? filename_text : "", names);
+  const std::string job_file =
+      set_by_nobody(job_file_index) ? default_job_file_pattern(names) : std::string(job_file_text ? job_file_text : "");
+  settings.job_file = expanded_name("pml_monitoring_job_file", job_file, names);
   std::string warning;
   const double interval =
       checked_seconds("pml_monitoring_snapshot_interval", snapshot_interval_text, kDefaultSnapshotInterval,
