@@ -99,10 +99,11 @@ if(MPIMON_OMPI_DEBUG)
   set(_debug_text "debug build")
 endif()
 if(MPIMON_OMPI_PREFIX)
-  set(MPIMON_OMPI_BUILT_FOR "Open MPI ${OMPI_VERSION} (${_debug_text}) at ${MPIMON_OMPI_PREFIX}, headers from ${MPIMON_OMPI_SOURCE}")
+  set(MPIMON_OMPI_LOCATION "at ${MPIMON_OMPI_PREFIX}, headers from ${MPIMON_OMPI_SOURCE}")
 else()
-  set(MPIMON_OMPI_BUILT_FOR "Open MPI ${OMPI_VERSION} (${_debug_text}), Debian's packages")
+  set(MPIMON_OMPI_LOCATION "from Debian's packages")
 endif()
+set(MPIMON_OMPI_BUILT_FOR "Open MPI ${OMPI_VERSION} (${_debug_text}) ${MPIMON_OMPI_LOCATION}")
 # Where Open MPI reads its system parameter file (openmpi-mca-params.conf: Debian's excludes
 # UCX there), whose selections a monitored job merges (tools/mpimon/open_mpi_settings.h).
 # `--path all`: 5.0.7's ompi_info prints nothing for `--path sysconfdir` (4.1.4 does).
@@ -176,7 +177,7 @@ target_compile_definitions(mpimon_ompi_internal INTERFACE
   MPIMON_BUILT_OMPI_MAJOR=${MPIMON_OMPI_MAJOR}
   MPIMON_BUILT_OMPI_MINOR=${MPIMON_OMPI_MINOR}
   MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE}
-  MPIMON_OMPI_BUILT_FOR="${MPIMON_OMPI_BUILT_FOR}")
+  MPIMON_OMPI_LOCATION="${MPIMON_OMPI_LOCATION}")
 
 # Public MPI only (tests, examples, tools that run MPI code).
 add_library(mpimon_mpi INTERFACE)

@@ -14,7 +14,7 @@ OmpiBuildFacts release_414() {
   return {{4, 1, 4},
           false,
           {{"opal_object_t", 16}, {"ompi_request_t", 152}, {"mca_coll_base_module_t", 824}},
-          "(Debian's packages)"};
+          "from Debian's packages"};
 }
 
 TEST(BuildMatch, TheSameBuildMatches) { EXPECT_EQ(build_mismatch(release_414(), release_414()), std::nullopt); }
@@ -29,13 +29,13 @@ TEST(BuildMatch, ADebugBuildOfTheSameReleaseIsRefusedNamingBothAndTheSizes) {
   OmpiBuildFacts debug = release_414();
   debug.debug = true;
   debug.sizes = {{"opal_object_t", 40}, {"ompi_request_t", 176}, {"mca_coll_base_module_t", 848}};
-  debug.where = "(/opt/ompi-debug/lib/libopen-pal.so.40)";
+  debug.where = "from /opt/ompi-debug/lib/libopen-pal.so.40";
   const auto line = build_mismatch(release_414(), debug);
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(
       *line,
-      "built for Open MPI 4.1.4 (release build) (Debian's packages) but loaded by Open MPI 4.1.4 (debug build) "
-      "(/opt/ompi-debug/lib/libopen-pal.so.40) (debug setting, opal_object_t 40 bytes, built for 16, "
+      "built for Open MPI 4.1.4 (release build) from Debian's packages but loaded by Open MPI 4.1.4 (debug build) "
+      "from /opt/ompi-debug/lib/libopen-pal.so.40 (debug setting, opal_object_t 40 bytes, built for 16, "
       "ompi_request_t 176 bytes, built for 152, mca_coll_base_module_t 848 bytes, built for 824): monitoring off, "
       "the job runs unmonitored; rebuild mpimon for this Open MPI (docs/install.md, \"Your cluster's Open MPI\")");
   EXPECT_EQ(line->find('\n'), std::string::npos);
@@ -46,7 +46,8 @@ TEST(BuildMatch, AnotherReleaseIsRefusedEvenWithEqualSizes) {
   other.version.release = 8;
   const auto line = build_mismatch(release_414(), other);
   ASSERT_TRUE(line.has_value());
-  EXPECT_NE(line->find("but loaded by Open MPI 4.1.8 (release build)"), std::string::npos) << *line;
+  EXPECT_NE(line->find("but loaded by Open MPI 4.1.8 (release build) from Debian's packages"), std::string::npos)
+      << *line;
   EXPECT_NE(line->find("(release)"), std::string::npos) << *line;
 }
 

@@ -29,10 +29,10 @@ struct OmpiBuildFacts {
   OmpiVersion version;
   bool debug = false;
   std::vector<StructSize> sizes;  // in the same order on both sides
-  std::string where;              // where it is: a prefix, or the loaded library's file
+  std::string where;              // "at <prefix>, headers from <source>", "from <library file>"
 };
 
-// "Open MPI 4.1.4 (debug build)"
+// "Open MPI 4.1.4 (debug build) <where>"
 std::string describe_build(const OmpiBuildFacts& facts);
 
 // nullopt when the loaded library is the build we were made for: same x.y.z, same debug

@@ -60,7 +60,7 @@ OmpiBuildFacts built_facts() {
   facts.version = {MPIMON_BUILT_OMPI_MAJOR, MPIMON_BUILT_OMPI_MINOR, MPIMON_BUILT_OMPI_RELEASE};
   facts.debug = OPAL_ENABLE_DEBUG != 0;
   for (const StructSize& s : kEmbedded) facts.sizes.push_back(s);
-  facts.where = std::string("(") + MPIMON_OMPI_BUILT_FOR + ")";
+  facts.where = MPIMON_OMPI_LOCATION;
   return facts;
 }
 
@@ -88,7 +88,7 @@ std::optional<OmpiBuildFacts> loaded_facts(std::string& problem) {
   }
   facts.debug = debug_object_size(object->cls_sizeof);
   Dl_info where{};
-  if (dladdr(object, &where) != 0 && where.dli_fname != nullptr) facts.where = std::string("(") + where.dli_fname + ")";
+  if (dladdr(object, &where) != 0 && where.dli_fname != nullptr) facts.where = std::string("from ") + where.dli_fname;
   return facts;
 }
 
