@@ -26,8 +26,9 @@ endfunction()
 # - installation folders (--libdir=, --sysconfdir=, ... but not --prefix): only recorded
 #   strings, and a distribution's own (Debian's --runstatedir) may be unknown to the
 #   release tarball's configure;
-# - options that only choose which launcher support, language bindings and BTLs get built
-#   (Java, Slurm, SGE, Torque, LSF, verbs, usnic's tests, knem, xpmem, hcoll): no struct in
+# - options that only ask for launcher support, language bindings and BTLs to be built
+#   (Java, Slurm, SGE, Torque, LSF, verbs, usnic's tests, knem, xpmem, hcoll; their
+#   --without-/--disable- forms need nothing and are kept): no struct in
 #   the headers our components include depends on them (test OmpiLayout), and their
 #   development files are rarely on the machine building mpimon.
 # Kept as recorded, with everything else (debug, threads, timers, CUDA, hwloc/libevent/PMIx):
@@ -42,7 +43,7 @@ function(mpimon_ompi_configure_arguments cli out_kept out_dropped)
     string(REGEX REPLACE "^'(.*)'$" "\\1" arg "${token}")
     if(arg MATCHES "^--[a-z-]*dir=" AND NOT arg MATCHES "^--(with|enable|without|disable)-")
       list(APPEND dropped "${arg}")
-    elseif(arg MATCHES "^--(with|without|enable|disable)-(verbs|mpi-java|jdk|jdk-dir|jdk-bindir|jdk-headers|opal-btl-usnic-unit-tests|slurm|sge|tm|lsf|knem|xpmem|hcoll|fca)(=.*)?$")
+    elseif(arg MATCHES "^--(with|enable)-(verbs|mpi-java|jdk|jdk-dir|jdk-bindir|jdk-headers|opal-btl-usnic-unit-tests|slurm|sge|tm|lsf|knem|xpmem|hcoll|fca)(=.*)?$")
       list(APPEND dropped "${arg}")
     else()
       list(APPEND kept "${arg}")
