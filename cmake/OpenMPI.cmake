@@ -3,8 +3,24 @@
 # Open MPI's internal headers, whose struct layouts change between release lines: the
 # release line (4.1, 5.0) is detected here and chooses the adapter headers (MPIMON_OMPI_MAJOR_MINOR, see
 # ompi/mca/common/monitoring/runtime/ompi-<major>.<minor>/ompi_release.h, docs/open-mpi-5.md).
+#
+# Where the headers come from, decided here only (components never know which):
+# - no variable set: Debian's packages (libopenmpi-dev's --with-devel-headers install),
+#   found through pkg-config, with Debian's program names (mpirun.openmpi, ...);
+# - MPIMON_OMPI_PREFIX (an installation) + MPIMON_OMPI_SOURCE (its release's pristine
+#   source tree): cmake/OpenMPIFromSource.cmake reconfigures the source with the
+#   installation's recorded configure line; programs by their plain names under the prefix.
+set(MPIMON_OMPI_PREFIX "$ENV{MPIMON_OMPI_PREFIX}" CACHE PATH
+    "An Open MPI installation to build against (empty: Debian's packages)")
+set(MPIMON_OMPI_SOURCE "$ENV{MPIMON_OMPI_SOURCE}" CACHE PATH
+    "The pristine source tree of MPIMON_OMPI_PREFIX's release (its tarball unpacked)")
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
+if(MPIMON_OMPI_PREFIX)
+  include(${CMAKE_CURRENT_LIST_DIR}/OpenMPIFromSource.cmake)
+else()
+  pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
+  set(MPIMON_OMPI_DEBUG OFF)  # Debian's packages are release builds (ompi_info: option:debug:no)
+endif()
 
 string(REPLACE "." ";" _ompi_ver "${OMPI_VERSION}")
 list(LENGTH _ompi_ver _ompi_parts)
@@ -67,13 +83,27 @@ if(MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
 endif()
 set(MPIMON_OMPI_HAS_MPIT_EVENTS OFF)
 
-# ompi-c.pc only names -lmpi; the plugins also call into libopen-pal.
-find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)
-
-find_program(MPIRUN_EXECUTABLE NAMES mpirun.openmpi REQUIRED)
-find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
-find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
-find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
+if(NOT MPIMON_OMPI_PREFIX)
+  # ompi-c.pc only names -lmpi; the plugins also call into libopen-pal.
+  find_library(OPEN_PAL_LIBRARY NAMES open-pal HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)
+  find_program(MPIRUN_EXECUTABLE NAMES mpirun.openmpi REQUIRED)
+  find_program(MPICC_EXECUTABLE NAMES mpicc.openmpi REQUIRED)
+  find_program(MPIF90_EXECUTABLE NAMES mpif90.openmpi REQUIRED)
+  find_program(OMPI_INFO_EXECUTABLE NAMES ompi_info REQUIRED)
+endif()
+# Which Open MPI this build is for, in one line: `mpimon --version`, share/mpimon/build-info,
+# the modulefile; the plugins' run-time check names it when they decline
+# (runtime/build_match.h).
+set(_debug_text "release build")
+if(MPIMON_OMPI_DEBUG)
+  set(_debug_text "debug build")
+endif()
+if(MPIMON_OMPI_PREFIX)
+  set(MPIMON_OMPI_LOCATION "at ${MPIMON_OMPI_PREFIX}, headers from ${MPIMON_OMPI_SOURCE}")
+else()
+  set(MPIMON_OMPI_LOCATION "from Debian's packages")
+endif()
+set(MPIMON_OMPI_BUILT_FOR "Open MPI ${OMPI_VERSION} (${_debug_text}) ${MPIMON_OMPI_LOCATION}")
 # Where Open MPI reads its system parameter file (openmpi-mca-params.conf: Debian's excludes
 # UCX there), whose selections a monitored job merges (tools/mpimon/open_mpi_settings.h).
 # `--path all`: 5.0.7's ompi_info prints nothing for `--path sysconfdir` (4.1.4 does).
@@ -95,10 +125,26 @@ set(MPIMON_OMPI_ADAPTER_DIR
 set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
 set(MPIMON_PMIX_COMPONENT_DIR "")
 if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50)
-  pkg_check_modules(PMIX REQUIRED pmix)
+  if(MPIMON_OMPI_PREFIX)
+    # Bundled PMIx: in the prefix; external: where configure was told (--with-pmix=<dir>).
+    # Its headers are on OMPI_INCLUDE_DIRS (configure's CPPFLAGS).
+    set(_pmix_hints ${_libdirs})
+    if(_cli MATCHES "'--with-pmix=([^']+)'")
+      list(APPEND _pmix_hints "${CMAKE_MATCH_1}/lib" "${CMAKE_MATCH_1}/lib64")
+    endif()
+    find_library(MPIMON_PMIX_LIBRARY NAMES pmix PATHS ${_pmix_hints} NO_DEFAULT_PATH)
+    if(NOT MPIMON_PMIX_LIBRARY)
+      message(FATAL_ERROR "MPIMON_OMPI_PREFIX=${MPIMON_OMPI_PREFIX}: no libpmix in ${_pmix_hints}")
+    endif()
+    set(PMIX_LINK_LIBRARIES "${MPIMON_PMIX_LIBRARY}")
+    set(PMIX_INCLUDE_DIRS "")
+    get_filename_component(_pmix_libdir "${MPIMON_PMIX_LIBRARY}" DIRECTORY)
+  else()
+    pkg_check_modules(PMIX REQUIRED pmix)
+    pkg_get_variable(_pmix_libdir pmix libdir)
+  endif()
   # PMIx's own plugin folder: a job with our component path names it to PMIx, which
   # otherwise reads Open MPI's path too and complains in every rank (docs/open-mpi-5.md).
-  pkg_get_variable(_pmix_libdir pmix libdir)
   set(MPIMON_PMIX_COMPONENT_DIR "${_pmix_libdir}/pmix")
   # Only the stand-ins for headers this installation really lacks (a later package may
   # ship them), first on the path; event.h's wrapper always (it fixes the installed one).
@@ -130,7 +176,8 @@ target_compile_definitions(mpimon_ompi_internal INTERFACE
   MPIMON_OMPI_MAJOR_MINOR=${MPIMON_OMPI_MAJOR_MINOR}
   MPIMON_BUILT_OMPI_MAJOR=${MPIMON_OMPI_MAJOR}
   MPIMON_BUILT_OMPI_MINOR=${MPIMON_OMPI_MINOR}
-  MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE})
+  MPIMON_BUILT_OMPI_RELEASE=${MPIMON_OMPI_RELEASE}
+  MPIMON_OMPI_LOCATION="${MPIMON_OMPI_LOCATION}")
 
 # Public MPI only (tests, examples, tools that run MPI code).
 add_library(mpimon_mpi INTERFACE)
@@ -152,7 +199,12 @@ function(mpimon_add_plugin target framework)
   if(NOT arg_COMPONENT)
     set(arg_COMPONENT mpimon)
   endif()
-  add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS})
+  # Every plugin checks, before anything else, that the loaded Open MPI is the build it
+  # was made for (runtime/build_match_ompi.h); its own copy: it must not need the engine.
+  set(check ${MPIMON_MONITORING_DIR}/runtime)
+  add_library(${target} MODULE ${arg_UNPARSED_ARGUMENTS}
+    ${check}/build_match_ompi.cpp ${check}/build_match.cpp ${check}/mca_values.cpp)
+  target_include_directories(${target} PRIVATE ${MPIMON_MONITORING_DIR})
   set_target_properties(${target} PROPERTIES
     PREFIX "" OUTPUT_NAME "mca_${framework}_${arg_COMPONENT}"
     LIBRARY_OUTPUT_DIRECTORY ${MPIMON_PLUGIN_DIR}

@@ -17,6 +17,19 @@ if(NOT MPIMON_INSTALL_PYTHON_DIR STREQUAL "")
   set(MPIMON_ENV_PYTHON "PYTHONPATH=\"${prefix}/${MPIMON_INSTALL_PYTHON_DIR}\${PYTHONPATH:+:\$PYTHONPATH}\"\nexport PYTHONPATH")
   set(MPIMON_MODULE_PYTHON "prepend-path PYTHONPATH $prefix/${MPIMON_INSTALL_PYTHON_DIR}")
 endif()
+# An Open MPI installation given by its prefix (cmake/OpenMPI.cmake): its programs first
+# on PATH in the script; the modulefile requires the site's Open MPI module when named
+# (MPIMON_OMPI_MODULE), else puts the prefix's bin first itself.
+set(MPIMON_ENV_OMPI_PATH "")
+set(MPIMON_MODULE_OPEN_MPI "")
+if(MPIMON_OMPI_PREFIX)
+  set(MPIMON_ENV_OMPI_PATH "PATH=\"${MPIMON_OMPI_PREFIX}/bin:$PATH\"\n")
+  if(MPIMON_OMPI_MODULE)
+    set(MPIMON_MODULE_OPEN_MPI "prereq ${MPIMON_OMPI_MODULE}")
+  else()
+    set(MPIMON_MODULE_OPEN_MPI "prepend-path PATH {${MPIMON_OMPI_PREFIX}/bin}")
+  endif()
+endif()
 configure_file("${MPIMON_PACKAGING_SOURCE_DIR}/mpimon-env.sh.in" "${out}/mpimon-env.sh" @ONLY)
 
 # A clean environment: nothing of the installing shell's own Open MPI settings.

@@ -9,6 +9,13 @@
 #                     (target mpimon_installable: plugins, libraries, mpimon, the event
 #                     logger, the example); a new build folder is configured without
 #                     tests (MPIMON_BUILD_TESTS=OFF), an existing one keeps its choice
+#
+# MPIMON_OMPI_PREFIX=<an Open MPI installation> MPIMON_OMPI_SOURCE=<its release's source
+# tree>: build for that Open MPI instead of Debian's (docs/install.md, "Your cluster's Open
+# MPI"). No Debian Open MPI package is installed then, nor any application built on one
+# (their tests skip, saying so); set-up refuses if the compiler would find an mpi.h of
+# another Open MPI first. Unset: Debian's packages, as always (an existing build folder
+# keeps the installation it was configured for).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_BUILD_DIR:-$here/build}"
@@ -65,25 +72,73 @@ test_packages=(
 [ "$release" = debian:13 ] || test_packages+=(clang-format-14)
 packages=("${demo_packages[@]}")
 [ "$mode" = demo ] || packages+=("${test_packages[@]}")
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+ompi_prefix="${MPIMON_OMPI_PREFIX:-}"
+cmake_ompi=()
+if [ -n "$ompi_prefix" ]; then
+  # Debian's Open MPI and what is linked to it (those applications run only with Debian's
+  # mpirun): left out.
+  debian_ompi='^(openmpi-bin|libopenmpi-dev|lammps|lammps-examples|hpcc|netpipe-openmpi|libcoarrays-openmpi-dev|libhdf5-openmpi-dev|libpnetcdf-dev)$'
+  kept=()
+  for p in "${packages[@]}"; do
+    [[ $p =~ $debian_ompi ]] && continue
+    # libscotch-dev depends on mpi-default-dev (Debian's Open MPI): the library alone,
+    # its headers and links taken from the -dev package without installing it (below).
+    [ "$p" = libscotch-dev ] && ! installed libscotch-dev && p=libscotch-7.0
+    kept+=("$p")
+  done
+  packages=("${kept[@]}")
+  [ -x "$ompi_prefix/bin/ompi_info" ] || { echo "setup: MPIMON_OMPI_PREFIX=$ompi_prefix has no bin/ompi_info (an Open MPI installation's prefix)" >&2; exit 1; }
+  [ -n "${MPIMON_OMPI_SOURCE:-}" ] || { echo "setup: MPIMON_OMPI_PREFIX is set but MPIMON_OMPI_SOURCE is not (the pristine source tree of that release; docs/install.md)" >&2; exit 1; }
+  cmake_ompi=(-DMPIMON_OMPI_PREFIX="$ompi_prefix" -DMPIMON_OMPI_SOURCE="$MPIMON_OMPI_SOURCE")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
+  installed "$p" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -q
+  if [ -n "$ompi_prefix" ]; then
+    pulled="$(apt-get -s install --no-install-recommends "${missing[@]}" | sed -n 's/^Inst \([^ ]*openmpi[^ ]*\) .*/\1/p' | tr '\n' ' ')"
+    [ -z "$pulled" ] || { echo "setup: with MPIMON_OMPI_PREFIX set, installing ${missing[*]} would bring Debian's Open MPI ($pulled): refused" >&2; exit 1; }
+  fi
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ -n "$ompi_prefix" ] && ! installed libscotch-dev; then
+  # Scotch's headers and link names from its -dev package, unpacked, not installed.
+  scotch="$build/scotch-dev"
+  if [ ! -f "$scotch/usr/include/scotch/scotch.h" ]; then
+    rm -rf "$scotch" && mkdir -p "$scotch"
+    as_root=()
+    [ "$(id -u)" -ne 0 ] || as_root=(-o APT::Sandbox::User=root)  # _apt cannot write here
+    (cd "$scotch" && apt-get download -q "${as_root[@]}" libscotch-dev >/dev/null && dpkg-deb -x libscotch-dev_*.deb .)
+  fi
+  libdir="/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)"
+  real() { echo "$libdir/$(readlink "$scotch/$libdir/$1")"; }
+  cmake_ompi+=(-DSCOTCH_INCLUDE_DIR="$scotch/usr/include/scotch" -DSCOTCH_LIBRARY="$(real libscotch.so)"
+               -DSCOTCH_ERROR_LIBRARY="$(real libscotcherr.so)")
+fi
+if [ -n "$ompi_prefix" ]; then
+  # Our include paths come first, but a header they lack would silently be taken from a
+  # folder the compiler searches by default (CPATH, ...): none may hold another mpi.h.
+  found="$(echo '#include <mpi.h>' | cc -E -x c - 2>/dev/null | sed -n 's/^# [0-9]* "\(.*\/mpi\.h\)".*/\1/p' | head -n 1)"
+  if [ -n "$found" ] && [[ $found != "$ompi_prefix"/* ]]; then
+    echo "setup: the compiler finds $found by default (CPATH? C_INCLUDE_PATH?), not $ompi_prefix's mpi.h: unset that first" >&2
+    exit 1
+  fi
 fi
 
 if [ "$mode" = demo ]; then
   configure=()
   [ -f "$build/CMakeCache.txt" ] || configure=(-DMPIMON_BUILD_TESTS=OFF)
-  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${configure[@]}" >/dev/null
+  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${configure[@]}" "${cmake_ompi[@]}" >/dev/null
   cmake --build "$build" -j "$(nproc)" --target mpimon_installable
 else
-  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMON_BUILD_TESTS=ON >/dev/null
+  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMON_BUILD_TESTS=ON "${cmake_ompi[@]}" >/dev/null
   cmake --build "$build" -j "$(nproc)"
 fi

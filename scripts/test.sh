@@ -8,6 +8,8 @@
 # emulated-host tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md). Arguments go to the first ctest
 # only (e.g. -R pattern); MPIMON_SANITIZER_TESTS=0 skips the sanitizer pass, =1 runs it
 # with arguments too; MPIMON_OMPI5_TESTS the same for the Open MPI 5.0 pass.
+# MPIMON_OMPI_PREFIX + MPIMON_OMPI_SOURCE: both builds are for that Open MPI installation
+# instead of Debian's (scripts/setup.sh; docs/install.md, "Your cluster's Open MPI").
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_BUILD_DIR:-$here/build}"
@@ -20,7 +22,9 @@ echo "test.sh: test suite: $((SECONDS - start)) s"
 if [[ ${MPIMON_SANITIZER_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   asan="${MPIMON_ASAN_BUILD_DIR:-$here/build-asan}"
   start=$SECONDS
-  cmake -S "$here" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMON_SANITIZE=address >/dev/null
+  cmake_ompi=()
+  [ -z "${MPIMON_OMPI_PREFIX:-}" ] || cmake_ompi=(-DMPIMON_OMPI_PREFIX="$MPIMON_OMPI_PREFIX" -DMPIMON_OMPI_SOURCE="${MPIMON_OMPI_SOURCE:-}")
+  cmake -S "$here" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIMON_SANITIZE=address "${cmake_ompi[@]}" >/dev/null
   # What those tests run: the plugins, libraries, tools, logger and programs they start.
   cmake --build "$asan" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event_logger_mpi_tests \
     mpimon_events_conformance mpimon_events_before_mpi_init

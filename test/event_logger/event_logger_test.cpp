@@ -210,6 +210,7 @@ TEST(EventLogger, OpenMpisOwnCommunicatorsAreLoggedToo4Ranks) {
 // ... and a Fortran coarray program's (OpenCoarrays: windows and communicators made
 // through the Fortran bindings and inside libcaf_mpi).
 TEST(EventLogger, CoarrayProgramsCommunicatorsAreLogged4Ranks) {
+  MPIMON_SKIP_DEBIAN_APPLICATION("OpenCoarrays");
   if (std::string(MPIMON_COARRAY_RING).empty()) GTEST_SKIP() << "OpenCoarrays (caf) not installed";
   const JobResult job =
       run_job(4, concat_arguments(concat_arguments(logger_arguments({"MEL_OUTPUT=mel"}), monitoring_arguments(2)),

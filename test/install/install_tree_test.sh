@@ -87,10 +87,14 @@ mkdir "$work/c" && cd "$work/c"
 build_against_prefix "$mpicc" "$programs/reorder_c.c" app
 run_reorder_program ./app C
 
-note "a Fortran program: mpif90 reorder_fortran.f90 \$(pkg-config ...) (use mpimon: the installed module)"
-mkdir "$work/fortran" && cd "$work/fortran"
-build_against_prefix "$mpif90" "$programs/reorder_fortran.f90" app
-run_reorder_program ./app Fortran
+if [ -n "$mpif90" ]; then
+  note "a Fortran program: mpif90 reorder_fortran.f90 \$(pkg-config ...) (use mpimon: the installed module)"
+  mkdir "$work/fortran" && cd "$work/fortran"
+  build_against_prefix "$mpif90" "$programs/reorder_fortran.f90" app
+  run_reorder_program ./app Fortran
+else
+  note "no Fortran program: this Open MPI installation has no mpifort (MPIMON_OMPI_PREFIX build without Fortran)"
+fi
 
 note "an MPI_T events tool: mpicc tool.c \$(pkg-config --cflags --libs mpimon-mpit-events)"
 mkdir "$work/events" && cd "$work/events"

@@ -125,6 +125,15 @@ inline std::vector<std::string> rankfile_arguments(const std::string& file) {
 // LAMMPS (Debian's, not instrumented) in a test: skipped when it is not installed. It runs
 // in the sanitizer build too since our job environment keeps Debian's exclusion of UCX
 // (docs/development.md, "LAMMPS in the sanitizer pass").
+// Debian's applications (LAMMPS, HDF5, PnetCDF, OpenCoarrays) are linked to Debian's
+// Open MPI: a build for another installation (MPIMON_OMPI_PREFIX) cannot run them with its
+// mpirun, and its set-up installs none of them (docs/install.md, "Your cluster's Open MPI").
+#ifdef MPIMON_DEBIAN_APPLICATIONS_UNUSABLE
+#define MPIMON_SKIP_DEBIAN_APPLICATION(name) GTEST_SKIP() << name << ": " MPIMON_DEBIAN_APPLICATIONS_UNUSABLE
+#else
+#define MPIMON_SKIP_DEBIAN_APPLICATION(name) static_cast<void>(0)
+#endif
 #define MPIMON_SKIP_WITHOUT_LAMMPS()                                                     \
+  MPIMON_SKIP_DEBIAN_APPLICATION("LAMMPS");                                              \
   if (!std::filesystem::exists("/usr/bin/lmp") || !std::filesystem::exists(LAMMPS_MELT)) \
   GTEST_SKIP() << "lammps not installed"

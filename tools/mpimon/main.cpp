@@ -19,6 +19,9 @@ using namespace mpimon::tools;
 
 int main(int argc, char** argv) {
   CLI::App app{"mpimon: communication monitoring for Open MPI 4.1"};
+  // Which Open MPI these components are for (cmake/OpenMPI.cmake): a build for another
+  // one declines at run time with one line (docs/install.md, "Your cluster's Open MPI").
+  app.set_version_flag("--version", "mpimon " MPIMON_VERSION_TEXT ", built for " MPIMON_OMPI_BUILT_FOR);
   app.require_subcommand(1);
   const std::vector<Subcommand> subcommands{add_run_command(app),    add_srun_command(app), add_env_command(app),
                                             add_matrix_command(app), add_show_command(app), add_place_command(app),

@@ -10,6 +10,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "live/pvars.h"
+#include "runtime/build_match_ompi.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
@@ -165,6 +166,8 @@ int nbc_sampling = 128;    // coll_monitoring_nbc_sampling
 int nbc_exact_calls = 64;  // coll_monitoring_nbc_exact_calls
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   mpimon::register_settings();  // when our PML was left out: see comm_query
   // Following every nonblocking collective costs more per call than Open MPI's whole
   // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): the first 64 calls of each

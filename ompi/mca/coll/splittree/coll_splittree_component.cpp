@@ -11,6 +11,7 @@
 #include <ompi/mca/hook/base/base.h>
 #include <opal/mca/base/mca_base_component_repository.h>
 
+#include "runtime/build_match_ompi.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
 #include "runtime/warnings.h"
@@ -59,6 +60,8 @@ char* priority_text = nullptr;
 char* verbose_text = nullptr;
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   static char zero[] = "0", model[] = "model", fifty[] = "50";
   enable_text = zero;
   levels_text = model;

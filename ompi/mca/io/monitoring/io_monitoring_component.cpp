@@ -24,6 +24,7 @@
 #include <opal/mca/base/mca_base_component_repository.h>
 
 #include "formats/io_format.h"
+#include "runtime/build_match_ompi.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
@@ -74,6 +75,8 @@ const mpimon::IntParameter kIoEnable{
     1};
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   std::string warning;
   Runtime& runtime = Runtime::instance();
   runtime.settings.io_enabled = mpimon::register_int_parameter("io", kIoEnable, io_enable, warning) > 0;

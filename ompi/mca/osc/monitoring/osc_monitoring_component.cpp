@@ -29,6 +29,7 @@
 #include "live/pvars.h"
 #include "mpit_events_producer.h"
 #include "osc_monitoring_events.h"
+#include "runtime/build_match_ompi.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
 #include "wait_states/shadow_setup.h"
@@ -186,6 +187,8 @@ char* testing_clock_text = nullptr;  // osc_monitoring_wait_states_testing_clock
 mpimon::wait_states::TestingClockShift testing_clock_shift;
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   // A second call (component_open) registers again and says nothing again.
   static bool first_call = true;
   const bool warn = first_call;

@@ -22,6 +22,7 @@
 
 #include "live/file_pvars.h"
 #include "live/pvars.h"
+#include "runtime/build_match_ompi.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values_ompi.h"
 #include "runtime/runtime.h"
@@ -56,6 +57,8 @@ bool interposed = false;
 bool threaded = false;  // MPI_THREAD_MULTIPLE, as told to init
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   mpimon::register_settings();
   // Registered with mca_base_pvar_register (not tied to the component's variable group):
   // they stay valid for the whole run; we are never closed anyway (see above).

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "mpimon_reorder.h"
+#include "runtime/build_match_ompi.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
 #include "runtime/warnings.h"
@@ -69,6 +70,8 @@ char* traffic_text = nullptr;
 char* verbose_text = nullptr;
 
 int component_register() {
+  // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
+  if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   static char empty[] = "", all[] = "all", zero[] = "0";
   job_file_text = empty;
   traffic_text = all;
