@@ -101,6 +101,12 @@ if [ -x "$entry/prefix/bin/ompi_info" ] && [ -f "$entry/build.txt" ]; then say "
 [ ! -e "$entry" ] || die "$entry exists but is not a complete entry (no build.txt): made by hand? Move it away first"
 partial="$cache/.$name-$key.partial"
 rm -rf "$partial"
+# Partial entries of this recipe's earlier configure lines (failed or killed builds kept
+# for a look), unless a build of theirs is running.
+for stale in "$cache/.$name"-*.partial; do
+  [ -d "$stale" ] || continue
+  if flock -n "${stale%.partial}.lock" true; then rm -rf "$stale" "$stale.log"; rm -f "${stale%.partial}.lock"; fi
+done
 mkdir -p "$partial/source" "$partial/build"
 tar -xf "$tar" -C "$partial/source" --strip-components=1
 printf '%s\n' "${options[@]}" >"$partial/configure-options"
