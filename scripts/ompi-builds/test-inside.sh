@@ -8,7 +8,7 @@
 #
 # Into build-ompi-builds/<name>/{build,dumps}. The installation's bin folder is NOT put on
 # PATH: everything must come from the prefix given (a cluster user's `module load` would
-# add it; not needing it is the stricter test). MPIMON_OMPI_BUILDS_TESTS: ctest arguments
+# add it; not needing it is the stricter test). MPIMON_OMPI_BUILDS_CTEST: ctest arguments
 # (default: the labels mpi, events and cluster).
 set -euo pipefail
 here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -46,7 +46,7 @@ cmake --build "$work/build" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event
 say "configure + build: $((SECONDS - start)) s"
 start=$SECONDS
 status=0
-if [ -n "${MPIMON_OMPI_BUILDS_TESTS:-}" ]; then read -r -a tests <<<"$MPIMON_OMPI_BUILDS_TESTS"; else tests=(-L '^(mpi|events|cluster)$'); fi
+if [ -n "${MPIMON_OMPI_BUILDS_CTEST:-}" ]; then read -r -a tests <<<"$MPIMON_OMPI_BUILDS_CTEST"; else tests=(-L '^(mpi|events|cluster)$'); fi
 ctest --test-dir "$work/build" --output-on-failure --timeout 300 "${tests[@]}" || status=$?
 say "tests: $((SECONDS - start)) s"
 rm -rf "$work/dumps"

@@ -8,6 +8,8 @@
 #
 #   test.sh [recipe name...]     (default: every recipe)
 #
+# MPIMON_OMPI_BUILDS_CTEST: ctest arguments inside the roots (default: -L '^(mpi|events|cluster)$').
+#
 # The Debian-package builds compared with: $MPIMON_BUILD_DIR (default build/, Debian
 # 12's 4.1.4, made by scripts/setup.sh) and build-ompi5/ in the Debian 13 root
 # (scripts/test-ompi5.sh; $MPIMON_OMPI5_BUILD_DIR). Exit 0 when everything passed, 77 when
@@ -36,7 +38,8 @@ for r in "${recipes[@]}"; do
   release[$r]="$(. "$conf" && echo "$release")"
   say "$r: Open MPI $(sed -n 's/^prefix size: //p' "$e/build.txt") in $e ($((SECONDS - start)) s here)"
   start=$SECONDS
-  scripts/ompi-builds/root.sh "${suite[$r]}" run -- "scripts/ompi-builds/test-inside.sh '$r' '$e'" ||
+  scripts/ompi-builds/root.sh "${suite[$r]}" --env "MPIMON_OMPI_BUILDS_CTEST=${MPIMON_OMPI_BUILDS_CTEST:-}" \
+    run -- "scripts/ompi-builds/test-inside.sh '$r' '$e'" ||
     failures+=("$r: mpimon built and tested against it")
   say "$r: root, mpimon build and tests: $((SECONDS - start)) s"
 done
