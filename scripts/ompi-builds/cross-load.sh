@@ -3,14 +3,17 @@
 # of the wrong build does): the job must run unmonitored, exit 0, write no dump, and say
 # so in exactly one line (world rank 0; docs/install.md "Your cluster's Open MPI").
 #
-#   cross-load.sh <mpimon build folder (the plugins)> <Open MPI bin folder (the job's)> <output folder (new or empty)>
+#   cross-load.sh <plugins' environment> <Open MPI bin folder (the job's)> <output folder (new or empty)>
 #
+# <plugins' environment>: what `mpimon env` of the plugins' build printed (a file, made
+# where that build's mpimon runs: its tools need their own Debian release's libraries).
 # The application is a ring compiled with the job's own mpicc; monitoring is requested
-# (pml_monitoring_enable 2 and a dump file name) through the plugins' `mpimon env`.
+# (pml_monitoring_enable 2 and a dump file name) on top of that environment.
 # Exit 0 when all of that holds, else 1 with what did not.
 set -euo pipefail
-usage="usage: cross-load.sh <mpimon build> <Open MPI bin folder> <output>"
-plugins_build="$(cd "${1:?$usage}" && pwd)"
+usage="usage: cross-load.sh <plugins' environment> <Open MPI bin folder> <output>"
+plugins_env="$(readlink -f "${1:?$usage}")"
+[ -f "$plugins_env" ] || { echo "cross-load: $1: no such file" >&2; exit 2; }
 ompi_bin="$(cd "${2:?$usage}" && pwd)"
 out="${3:?$usage}"
 mkdir -p "$out"
@@ -35,7 +38,8 @@ C
 "$mpicc" -o "$out/ring" "$out/ring.c"
 export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 [ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-eval "$("$plugins_build/bin/mpimon" env)"
+# shellcheck disable=SC1090
+. "$plugins_env"
 status=0
 timeout 120 "$mpirun" -np 2 --mca pml_monitoring_enable 2 --mca pml_monitoring_filename "$out/dump" \
   "$out/ring" >"$out/job.log" 2>&1 || status=$?
@@ -45,7 +49,7 @@ if compgen -G "$out/dump*" >/dev/null; then say "a dump was written: $(ls "$out"
 lines="$(grep -c . "$out/job.log" || true)"
 if [ "$lines" != 1 ]; then say "the job printed $lines lines (expected the one refusal line)"; failed=1; fi
 if ! grep -q mpimon "$out/job.log"; then say "no line from mpimon"; failed=1; fi
-echo "cross-load: plugins of $plugins_build under $mpirun:"
+echo "cross-load: plugins of $plugins_env under $mpirun:"
 sed 's/^/  | /' "$out/job.log"
 if ((failed)); then say "FAILED"; exit 1; fi
 echo "cross-load: refused in one line, exit 0, no dump"

@@ -70,13 +70,16 @@ for r in "${!entry[@]}"; do
 done
 
 # Plugins built for one Open MPI, loaded by another.
-cross() {  # <what> <root suite or "host"> <plugins build> <Open MPI bin folder>
+cross() {  # <what> <root suite or "host"> <plugins' build (runs here)> <Open MPI bin folder>
   local what="$1" where="$2" out="$work/cross-load/$1"
-  rm -rf "$out"
-  local cmd="scripts/ompi-builds/cross-load.sh '$3' '$4' '$out'"
+  rm -rf "$out" && mkdir -p "$work/cross-load"
+  "$3/bin/mpimon" env >"$out.env" || { failures+=("cross-load $what: mpimon env of $3"); return; }
+  local cmd="scripts/ompi-builds/cross-load.sh '$out.env' '$4' '$out'"
   if [ "$where" = host ]; then bash -c "$cmd"; else scripts/ompi-builds/root.sh "$where" run -- "$cmd"; fi ||
     failures+=("cross-load $what")
 }
+# The plugins' mpimon runs on this machine (Debian 12): the builds made here or in the
+# Debian 12 root (same libraries).
 debian_build="${MPIMON_BUILD_DIR:-$here/build}"
 spack="spack-like-4.1.4-debug" eb="easybuild-like-5.0.7"
 if [ -n "${entry[$spack]:-}" ] && [ -n "${entry[$eb]:-}" ]; then
