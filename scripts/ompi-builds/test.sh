@@ -39,7 +39,7 @@ for r in "${recipes[@]}"; do
   say "$r: Open MPI $(sed -n 's/^prefix size: //p' "$e/build.txt") in $e ($((SECONDS - start)) s here)"
   start=$SECONDS
   scripts/ompi-builds/root.sh "${suite[$r]}" --env "MPIMON_OMPI_BUILDS_CTEST=${MPIMON_OMPI_BUILDS_CTEST:-}" \
-    run -- "scripts/ompi-builds/test-inside.sh '$r' '$e'" ||
+    --scratch run -- "scripts/ompi-builds/test-inside.sh '$r' '$e'" ||
     failures+=("$r: mpimon built and tested against it")
   say "$r: root, mpimon build and tests: $((SECONDS - start)) s"
 done
