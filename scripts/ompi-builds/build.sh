@@ -45,7 +45,6 @@ if [ "${1:-}" = __inside ]; then
   mv "$partial/stage$entry/prefix" "$partial/prefix"
   rm -rf "$partial/stage"
   cat "$partial/build/times.txt"
-  "$partial/prefix/bin/ompi_info" --version | head -n 1
   exit 0
 fi
 
@@ -115,9 +114,13 @@ start=$SECONDS
 "$here/scripts/ompi-builds/root.sh" "$root_suite" run -- \
   "scripts/ompi-builds/build.sh __inside '$partial' '$entry'" >"$partial.log" 2>&1 ||
   { tail -n 30 "$partial.log" >&2; die "the build failed (log: $partial.log; the partial entry stays for a look until the next run)"; }
-# Untouched source: what the tarball holds, byte for byte (a VPATH build writes nothing there).
-(cd "$partial/source" && tar --compare -f "$tar" --strip-components=1 >/dev/null) ||
+# Untouched source: what the tarball holds, byte for byte, and nothing written since the
+# unpacking (a VPATH build writes nothing there).
+top="$(tar -tf "$tar" | awk -F/ 'NR == 1 {print $1}')"
+(cd "$partial/source" && tar --compare -f "$tar" --strip-components=1 --wildcards "$top/*") ||
   die "the build changed its source tree ($partial/source): not kept as pristine"
+[ -z "$(find "$partial/source" -newer "$partial/configure-options" -print -quit)" ] ||
+  die "the build wrote into its source tree ($(find "$partial/source" -newer "$partial/configure-options" -print -quit))"
 {
   echo "recipe: $name ($(basename "$recipe"), $mode)"
   echo "release: $release, tarball $(basename "$tar") sha256 $(sha256sum <"$tar" | cut -d' ' -f1)"

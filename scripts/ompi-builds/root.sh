@@ -24,6 +24,7 @@ packages=(
                                                 # Debian's Open MPI, which this root must not hold)
   valgrind time python3                         # benchmarks, timings
   iproute2 util-linux procps                    # emulated hosts, process tools the tests use
+  openssh-client                                # mpirun's rsh launcher needs an agent (a cluster has ssh)
   xz-utils ca-certificates                      # unpacking Open MPI's source
 )
 exec "$here/scripts/debian-root.sh" --release "$suite" --root "/var/cache/mpimon/$suite-srcbuild-root" \
