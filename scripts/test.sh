@@ -5,13 +5,9 @@
 # $MPIMON_ASAN_BUILD_DIR), run on the MPI integration tests, the event logger's jobs and
 # the events conformance suite; then Open MPI 5.0: in a Debian 13 root
 # (scripts/debian13-root.sh) the project is built against 5.0.7 and its MPI, events and
-# emulated-host tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md); then Open MPI as
-# clusters build it: 4.1.4 and 5.0.7 built from source as Spack and EasyBuild do (cached
-# per machine), each in a Debian root without Debian's Open MPI, mpimon built against
-# them and tested (scripts/ompi-builds/test.sh; docs/open-mpi-builds.md). Arguments go to the first ctest
+# emulated-host tests run (scripts/test-ompi5.sh; docs/open-mpi-5.md). Arguments go to the first ctest
 # only (e.g. -R pattern); MPIMON_SANITIZER_TESTS=0 skips the sanitizer pass, =1 runs it
-# with arguments too; MPIMON_OMPI5_TESTS and MPIMON_OMPI_BUILDS_TESTS the same for the
-# Open MPI 5.0 pass and the source-built pass.
+# with arguments too; MPIMON_OMPI5_TESTS the same for the Open MPI 5.0 pass.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MPIMON_BUILD_DIR:-$here/build}"
@@ -50,6 +46,11 @@ elif [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   fi
 fi
 
+# Then Open MPI as clusters build it: 4.1.4 and 5.0.7 built from source as Spack and
+# EasyBuild do (cached per machine), each in a Debian root without Debian's Open MPI,
+# mpimon built against them and tested (scripts/ompi-builds/test.sh;
+# docs/open-mpi-builds.md). MPIMON_OMPI_BUILDS_TESTS=0 skips it, =1 runs it with
+# arguments too.
 if [[ ${MPIMON_OMPI_BUILDS_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   start=$SECONDS
   status=0
