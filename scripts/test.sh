@@ -49,3 +49,20 @@ elif [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
     exit "$status"
   fi
 fi
+
+# Then Open MPI as clusters build it: 4.1.4 and 5.0.7 built from source as Spack and
+# EasyBuild do (cached per machine), each in a Debian root without Debian's Open MPI,
+# mpimon built against them and tested (scripts/ompi-builds/test.sh;
+# docs/open-mpi-builds.md). MPIMON_OMPI_BUILDS_TESTS=0 skips it, =1 runs it with
+# arguments too.
+if [[ ${MPIMON_OMPI_BUILDS_TESTS:-$(( $# == 0 ))} == 1 ]]; then
+  start=$SECONDS
+  status=0
+  "$here/scripts/ompi-builds/test.sh" || status=$?
+  echo "test.sh: Open MPI built from source (builds made or cached, mpimon built and tested): $((SECONDS - start)) s"
+  if ((status == 77)); then
+    echo "test.sh: source-built Open MPI tests skipped (the reason is above)"
+  elif ((status != 0)); then
+    exit "$status"
+  fi
+fi
