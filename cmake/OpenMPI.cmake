@@ -35,13 +35,13 @@ if(OMPI_VERSION MATCHES "^4\\.1\\.")
   set(MPIMON_OMPI_MAJOR_MINOR 41)
 elseif(OMPI_VERSION MATCHES "^5\\.0\\.")
   set(MPIMON_OMPI_MAJOR_MINOR 50)
+elseif(OMPI_VERSION MATCHES "^6\\.0\\.")
+  # 6.0.0~rc2 (Debian sid) and later 6.0.x: docs/open-mpi-6.md.
+  set(MPIMON_OMPI_MAJOR_MINOR 60)
 elseif(MPIMON_OMPI_MAJOR GREATER_EQUAL 6 OR OMPI_VERSION MATCHES "^5\\.[1-9]")
   message(FATAL_ERROR
-    "pkg-config ompi-c reports Open MPI ${OMPI_VERSION}; mpimon supports the 4.1 and 5.0 series. A port to "
-    "Open MPI 6 (main) needs: coll API 3.0.0 (size_t counts, modules install their own functions in "
-    "coll_module_enable), osc API 4.0.0, MCA_BASE_COMPONENT_INIT for static builds, and our MPI_T events "
-    "registered through Open MPI's own mca_base_event framework (libmpi has MPI_T_event_* there). "
-    "docs/open-mpi-5.md, section \"Open MPI 6.0 / main\", lists it.")
+    "pkg-config ompi-c reports Open MPI ${OMPI_VERSION}; mpimon supports the 4.1, 5.0 and 6.0 "
+    "series. A port to a later Open MPI starts from 6.0's adapter (docs/open-mpi-6.md).")
 else()
   message(FATAL_ERROR
     "mpimon needs the development headers of Open MPI 4.1.x (Debian 12's libopenmpi-dev) or 5.0.x "
@@ -64,7 +64,15 @@ set(CMAKE_REQUIRED_QUIET ON)
 check_symbol_exists(MPI_T_event_register_callback "mpi.h" MPIMON_OMPI_DECLARES_MPIT_EVENTS)
 check_function_exists(MPI_T_event_register_callback MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
 cmake_pop_check_state()
-if(MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
+# 6.0 has them (mca_base_event): our library is built there without its public API, so
+# nothing clashes; our components' events are not offered to tools until they are
+# registered through mca_base_event (docs/open-mpi-6.md, "Events").
+set(MPIMON_EVENTS_PUBLIC_API ON)
+if(MPIMON_OMPI_MAJOR_MINOR EQUAL 60 AND (MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS))
+  set(MPIMON_EVENTS_PUBLIC_API OFF)
+  message(STATUS "Open MPI ${OMPI_VERSION} has MPI_T events of its own: mpimon's events library is built without "
+                 "its MPI_T_event_* functions (docs/open-mpi-6.md)")
+elseif(MPIMON_OMPI_DECLARES_MPIT_EVENTS OR MPIMON_OMPI_EXPORTS_MPIT_EVENTS)
   set(MPIMON_OMPI_HAS_MPIT_EVENTS ON)
   set(_declared no)
   set(_exported no)
@@ -104,6 +112,12 @@ else()
   set(MPIMON_OMPI_LOCATION "from Debian's packages")
 endif()
 set(MPIMON_OMPI_BUILT_FOR "Open MPI ${OMPI_VERSION} (${_debug_text}) ${MPIMON_OMPI_LOCATION}")
+# 6.0 moved Open MPI's internals (mca_pml, ompi_mpi_comm_world, ...) out of libmpi into
+# libopen_mpi.
+set(OPEN_MPI_LIBRARY "")
+if(MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
+  find_library(OPEN_MPI_LIBRARY NAMES open_mpi HINTS ${OMPI_LIBRARY_DIRS} REQUIRED)
+endif()
 # Where Open MPI reads its system parameter file (openmpi-mca-params.conf: Debian's excludes
 # UCX there), whose selections a monitored job merges (tools/mpimon/open_mpi_settings.h).
 # `--path all`: 5.0.7's ompi_info prints nothing for `--path sysconfdir` (4.1.4 does).
@@ -124,7 +138,7 @@ set(MPIMON_OMPI_ADAPTER_DIR
   ${CMAKE_SOURCE_DIR}/ompi/mca/common/monitoring/runtime/ompi-${MPIMON_OMPI_MAJOR}.${MPIMON_OMPI_MINOR})
 set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
 set(MPIMON_PMIX_COMPONENT_DIR "")
-if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50)
+if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50 OR MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
   if(MPIMON_OMPI_PREFIX)
     # Bundled PMIx: in the prefix; external: where configure was told (--with-pmix=<dir>).
     # Its headers are on OMPI_INCLUDE_DIRS (configure's CPPFLAGS).
@@ -150,7 +164,10 @@ if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50)
   # ship them), first on the path; event.h's wrapper always (it fixes the installed one).
   set(MPIMON_OMPI_COMPAT_DIR ${CMAKE_BINARY_DIR}/ompi-compat)
   file(REMOVE_RECURSE ${MPIMON_OMPI_COMPAT_DIR})
-  file(GLOB_RECURSE _standins RELATIVE ${MPIMON_OMPI_ADAPTER_DIR}/include ${MPIMON_OMPI_ADAPTER_DIR}/include/*.h)
+  # 6.0 lacks the same three headers, of unchanged layouts: 5.0's stand-ins serve
+  # (docs/open-mpi-6.md, "Missing headers"); its event.h needs no wrapper.
+  set(_standin_dir ${CMAKE_SOURCE_DIR}/ompi/mca/common/monitoring/runtime/ompi-5.0/include)
+  file(GLOB_RECURSE _standins RELATIVE ${_standin_dir} ${_standin_dir}/*.h)
   foreach(_header IN LISTS _standins)
     set(_installed FALSE)
     foreach(_dir IN LISTS OMPI_INCLUDE_DIRS)
@@ -158,10 +175,20 @@ if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50)
         set(_installed TRUE)
       endif()
     endforeach()
+    if(_header STREQUAL "opal/util/event.h" AND MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
+      continue()
+    endif()
     if(NOT _installed OR _header STREQUAL "opal/util/event.h")
-      configure_file(${MPIMON_OMPI_ADAPTER_DIR}/include/${_header} ${MPIMON_OMPI_COMPAT_DIR}/${_header} COPYONLY)
+      configure_file(${_standin_dir}/${_header} ${MPIMON_OMPI_COMPAT_DIR}/${_header} COPYONLY)
     endif()
   endforeach()
+  # 6.0's own wrappers, always (they replace installed headers C++ cannot compile).
+  if(MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
+    file(GLOB_RECURSE _wrappers RELATIVE ${MPIMON_OMPI_ADAPTER_DIR}/include ${MPIMON_OMPI_ADAPTER_DIR}/include/*.h)
+    foreach(_header IN LISTS _wrappers)
+      configure_file(${MPIMON_OMPI_ADAPTER_DIR}/include/${_header} ${MPIMON_OMPI_COMPAT_DIR}/${_header} COPYONLY)
+    endforeach()
+  endif()
   # First: Open MPI's own headers include these by name.
   set(MPIMON_OMPI_INCLUDE_DIRS ${MPIMON_OMPI_COMPAT_DIR} ${OMPI_INCLUDE_DIRS} ${PMIX_INCLUDE_DIRS})
 endif()
@@ -170,7 +197,11 @@ endif()
 add_library(mpimon_ompi_internal INTERFACE)
 target_include_directories(mpimon_ompi_internal SYSTEM INTERFACE ${MPIMON_OMPI_INCLUDE_DIRS})
 target_include_directories(mpimon_ompi_internal INTERFACE ${MPIMON_OMPI_ADAPTER_DIR})
-target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_PAL_LIBRARY} ${PMIX_LINK_LIBRARIES})
+target_link_libraries(mpimon_ompi_internal INTERFACE ${OMPI_LINK_LIBRARIES} ${OPEN_MPI_LIBRARY} ${OPEN_PAL_LIBRARY} ${PMIX_LINK_LIBRARIES})
+if(MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
+  # 6.0's internal headers use C11's _Static_assert, which C++ spells static_assert.
+  target_compile_definitions(mpimon_ompi_internal INTERFACE $<$<COMPILE_LANGUAGE:CXX>:_Static_assert=static_assert>)
+endif()
 target_compile_definitions(mpimon_ompi_internal INTERFACE
   OMPI_SKIP_MPICXX=1
   MPIMON_OMPI_MAJOR_MINOR=${MPIMON_OMPI_MAJOR_MINOR}

@@ -13,6 +13,10 @@
 #
 # Options:
 #   --packages "<p>..."  what the root gets beyond minbase (default: nothing)
+#   --apt-conf "<line>"  a line of apt configuration the root's apt reads before any apt
+#                        call inside it (repeatable; /etc/apt/apt.conf.d/99mpimon), e.g.
+#                        'Acquire::Check-Valid-Until "false";' for a sid snapshot whose
+#                        Release file is past its Valid-Until
 #   --root <dir>         where the root is cached (default /var/cache/mpimon/<suite>-root)
 #   --bind <dir>         run: bind-mount <dir> at the same path too (repeatable)
 #   --env NAME=VALUE     run: set NAME in the command's environment (repeatable)
@@ -44,6 +48,7 @@ suite=""
 root=""
 scratch=0
 packages=()
+apt_conf=()
 binds=()
 extra_env=()
 
@@ -117,6 +122,9 @@ prepare() {
       { tail -n 20 "$target.log" >&2; die "debootstrap failed (full log: $target.log)"; }
     say "debootstrap: $((SECONDS - start)) s"
   fi
+  if ((${#apt_conf[@]})); then
+    printf '%s\n' "${apt_conf[@]}" >"$target/etc/apt/apt.conf.d/99mpimon"
+  fi
   if ((${#packages[@]})); then
     mount_basics "$target"
     local t=$SECONDS
@@ -181,6 +189,7 @@ options() {
   local -a o=(--release "$suite" --root "$root" --packages "${packages[*]}")
   local x
   ((scratch)) && o+=(--scratch)
+  for x in "${apt_conf[@]}"; do o+=(--apt-conf "$x"); done
   for x in "${binds[@]}"; do o+=(--bind "$x"); done
   for x in "${extra_env[@]}"; do o+=(--env "$x"); done
   printf '%s\0' "${o[@]}"
@@ -192,6 +201,7 @@ main() {
       --release) suite="${2:?--release needs a suite (bookworm, trixie)}"; shift 2 ;;
       --root) root="${2:?--root needs a folder}"; shift 2 ;;
       --packages) read -r -a packages <<<"${2?--packages needs a list}"; shift 2 ;;
+      --apt-conf) apt_conf+=("${2:?--apt-conf needs a line of apt configuration}"); shift 2 ;;
       --bind) binds+=("$(readlink -f "${2:?--bind needs a folder}")"); shift 2 ;;
       --env) [[ ${2:-} == [A-Za-z_]*=* ]] || die "--env needs NAME=VALUE"; extra_env+=("$2"); shift 2 ;;
       --scratch) scratch=1; shift ;;

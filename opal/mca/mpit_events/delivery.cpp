@@ -115,7 +115,7 @@ const Delivery* entry_of(const Snapshot& snap, MPI_T_cb_safety context, uint64_t
 bool report_drops_locked(Source& source, Registration& reg, void* user_data, MPI_T_cb_safety context) {
   if (!reg.drop_report) return true;
   const MPI_Count count = reg.dropped;
-  MPI_T_event_dropped_cb_function* handler = reg.dropped_handler;
+  DroppedCallback handler = reg.dropped_handler;
   reg.dropped = 0;
   update_drop_report(source, reg);
   source.lock.unlock();
@@ -486,8 +486,7 @@ const InstanceView* find_instance(MPI_T_event_instance handle) {
   return nullptr;
 }
 
-void invoke_free_callback(MPI_T_event_free_cb_function* cb, MPI_T_event_registration reg, void* user_data,
-                          MPI_T_cb_safety context) {
+void invoke_free_callback(FreeCallback cb, MPI_T_event_registration reg, void* user_data, MPI_T_cb_safety context) {
   FrameScope scope({nullptr, nullptr, 0}, context);
   cb(reg, context, user_data);
 }

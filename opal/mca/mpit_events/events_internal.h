@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -36,6 +37,18 @@
 #include <immintrin.h>
 #include <x86intrin.h>
 #endif
+
+// Whether this library offers the MPI_T_event_* functions (api.cpp) and our MPI_T
+// category: not on Open MPI 6.0, whose libmpi has its own (docs/open-mpi-6.md, "Events").
+#ifndef MPIMON_EVENTS_PUBLIC_API
+#define MPIMON_EVENTS_PUBLIC_API 1
+#endif
+
+// Pointers to the three callback types: the standard declares function types (as our
+// mpit_events.h does), Open MPI 6.0's mpi.h declares pointer types.
+using EventCallback = std::add_pointer_t<std::remove_pointer_t<MPI_T_event_cb_function>>;
+using DroppedCallback = std::add_pointer_t<std::remove_pointer_t<MPI_T_event_dropped_cb_function>>;
+using FreeCallback = std::add_pointer_t<std::remove_pointer_t<MPI_T_event_free_cb_function>>;
 
 // The handles given to tools are these structs' addresses.
 struct mpimon_mpit_event_registration;
@@ -83,7 +96,7 @@ struct EventType;
 struct Registration;
 
 struct Callback {
-  MPI_T_event_cb_function* function = nullptr;
+  EventCallback function = nullptr;
   void* user_data = nullptr;
 };
 
@@ -96,9 +109,9 @@ struct Callback {
 
 // One registration as seen by instances raised in one context.
 struct Delivery {
-  const void* object;                 // the bound object's handle value; nullptr for unbound types
-  Registration* reg;                  // nullptr: the end of the list
-  MPI_T_event_cb_function* function;  // the lowest-level callback usable in the context, or nullptr
+  const void* object;      // the bound object's handle value; nullptr for unbound types
+  Registration* reg;       // nullptr: the end of the list
+  EventCallback function;  // the lowest-level callback usable in the context, or nullptr
   void* user_data;
 };
 
@@ -248,10 +261,10 @@ struct Registration {
   // Written with control and the source lock held: in the type's current snapshot.
   bool active = false;
   // Guarded by the source lock.
-  MPI_T_event_dropped_cb_function* dropped_handler = nullptr;
+  DroppedCallback dropped_handler = nullptr;
   MPI_Count dropped = 0;
   bool drop_report = false;  // counted in source->state (see update_drop_report)
-  MPI_T_event_free_cb_function* free_cb = nullptr;
+  FreeCallback free_cb = nullptr;
   void* free_user_data = nullptr;
   Registration* next_retired = nullptr;
   // Instances of its source's order that this registration could not receive in the
@@ -334,9 +347,9 @@ int alloc_registration(EventType& type, const void* object, MPI_T_event_registra
 int check_registration(MPI_T_event_registration handle);
 // MPI_SUCCESS and whether the registration is bound to every object, or INVALID_HANDLE.
 int registration_binds_every_object(MPI_T_event_registration handle, bool* every);
-int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_function* function, void* user_data);
-int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_function* function);
-int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_event_free_cb_function* free_cb);
+int set_callback(MPI_T_event_registration handle, int level, EventCallback function, void* user_data);
+int set_dropped_handler(MPI_T_event_registration handle, DroppedCallback function);
+int free_registration(MPI_T_event_registration handle, void* user_data, FreeCallback free_cb);
 
 // ---- delivery.cpp ----
 // The instance a callback receives (its MPI_T_event_instance is its Frame's address).
@@ -360,8 +373,7 @@ inline MPI_T_cb_safety current_context() { return tls_frame != nullptr ? tls_fra
 // The instance being delivered on this thread with this handle, or nullptr.
 const InstanceView* find_instance(MPI_T_event_instance handle);
 // Call a free callback with `context` recorded as the current callback context.
-void invoke_free_callback(MPI_T_event_free_cb_function* cb, MPI_T_event_registration reg, void* user_data,
-                          MPI_T_cb_safety context);
+void invoke_free_callback(FreeCallback cb, MPI_T_event_registration reg, void* user_data, MPI_T_cb_safety context);
 
 // ---- clock.cpp ----
 enum ClockKind : int { kClockUnknown = 0, kClockTsc = 1, kClockMonotonic = 2 };

@@ -136,10 +136,6 @@ int MPI_T_event_get_index(const char* name, int* event_index);
 int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info,
                              MPI_T_event_registration* event_registration);
 
-/* The hint (an info key of MPI_T_event_handle_alloc, value "true") that binds a
- * registration to every object of its type's kind. */
-#define MPIMON_EVENTS_EVERY_OBJECT "mpimon_every_object"
-
 /* Hints for a registration after its allocation: accepted and ignored. */
 int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info);
 
@@ -208,6 +204,10 @@ int MPI_T_category_get_num_events(int cat_index, int* num_events);
 int MPI_T_category_get_events(int cat_index, int len, int indices[]);
 
 #endif /* MPI_VERSION < 4 */
+
+/* The hint (an info key of MPI_T_event_handle_alloc, value "true") that binds a
+ * registration to every object of its type's kind. */
+#define MPIMON_EVENTS_EVERY_OBJECT "mpimon_every_object"
 
 #ifdef __cplusplus
 }

@@ -18,12 +18,19 @@ extern "C" {
 #include "events_internal.h"
 
 // Exported by libmpi (ompi/mpi/tool/mpit-internal.h): MPI_T's init reference count and
-// the lock every MPI_T function of Open MPI takes.
+// the lock every MPI_T function of Open MPI takes (hidden in 6.0, where our category
+// belongs to the public API we do not build: events_internal.h).
 extern "C" volatile uint32_t ompi_mpit_init_count;
+#if MPIMON_EVENTS_PUBLIC_API
 extern "C" void ompi_mpit_lock(void);
 extern "C" void ompi_mpit_unlock(void);
+#endif
 
 namespace mpimon::events {
+
+bool mpit_initialized() { return ompi_mpit_init_count != 0; }
+
+#if MPIMON_EVENTS_PUBLIC_API
 namespace {
 
 constexpr const char* kCategory = "mpimon_events";
@@ -35,8 +42,6 @@ struct MpitLock {
 };
 
 }  // namespace
-
-bool mpit_initialized() { return ompi_mpit_init_count != 0; }
 
 int category_index() {
   if (!mpit_initialized()) return -1;
@@ -67,6 +72,7 @@ int category_lookup(int cat_index, bool* ours) {
   *ours = cat_index == mine;
   return MPI_SUCCESS;
 }
+#endif
 
 namespace {
 
@@ -159,11 +165,13 @@ extern "C" {
 
 // Interposed (when the application links this library before libmpi) so that our
 // category exists as soon as MPI_T is initialised, before any MPI_T_category_* call.
+#if MPIMON_EVENTS_PUBLIC_API
 int MPI_T_init_thread(int required, int* provided) {
   const int rc = PMPI_T_init_thread(required, provided);
   if (rc == MPI_SUCCESS) category_index();
   return rc;
 }
+#endif
 
 int mpimon_events_test_info_get(MPI_Info info, const char* key, char* value, int value_len) {
   if (info == MPI_INFO_NULL || key == nullptr || value == nullptr || value_len < 1) return 0;

@@ -51,7 +51,7 @@ void forget(EventType& type, const Registration& reg) {
 }
 
 void run_free_callback(Registration* reg, MPI_T_cb_safety context) {
-  MPI_T_event_free_cb_function* cb = reg->free_cb;
+  FreeCallback cb = reg->free_cb;
   void* user_data = reg->free_user_data;
   if (cb != nullptr) invoke_free_callback(cb, to_handle(reg), user_data, context);
   delete reg;
@@ -84,7 +84,7 @@ int alloc_registration(EventType& type, const void* object, MPI_T_event_registra
   return MPI_SUCCESS;
 }
 
-int set_callback(MPI_T_event_registration handle, int level, MPI_T_event_cb_function* function, void* user_data) {
+int set_callback(MPI_T_event_registration handle, int level, EventCallback function, void* user_data) {
   Registry& r = registry();
   std::lock_guard guard(r.control);
   Registration* reg = find_registration(handle);
@@ -152,14 +152,14 @@ int change_drop_state(MPI_T_event_registration handle, Change change) {
 
 }  // namespace
 
-int set_dropped_handler(MPI_T_event_registration handle, MPI_T_event_dropped_cb_function* function) {
+int set_dropped_handler(MPI_T_event_registration handle, DroppedCallback function) {
   return change_drop_state(handle, [&](Registration& reg) {
     reg.dropped_handler = function;
     reg.dropped = 0;  // the count is of instances missed since the handler was set
   });
 }
 
-int free_registration(MPI_T_event_registration handle, void* user_data, MPI_T_event_free_cb_function* free_cb) {
+int free_registration(MPI_T_event_registration handle, void* user_data, FreeCallback free_cb) {
   Registry& r = registry();
   Registration* reg;
   {

@@ -20,8 +20,15 @@
 
 namespace mpimon::io {
 
-using Module = mca_io_base_module_2_0_0_t;
-using Component = mca_io_base_component_2_0_0_t;
+// The io API's version: 2.0.0 up to 5.0, 3.0.0 (size_t counts) from 6.0 on, whose
+// adapter (runtime/ompi-6.0) names it.
+#ifndef MPIMON_IO_BASE_VERSION
+#define MPIMON_IO_COMPONENT_TYPE mca_io_base_component_2_0_0_t
+#define MPIMON_IO_MODULE_TYPE mca_io_base_module_2_0_0_t
+#define MPIMON_IO_BASE_VERSION MCA_IO_BASE_VERSION_2_0_0
+#endif
+using Module = MPIMON_IO_MODULE_TYPE;
+using Component = MPIMON_IO_COMPONENT_TYPE;
 
 // What the adapter keeps per open file (found by the file's Fortran index).
 struct MonitoredFile {

@@ -33,7 +33,7 @@ namespace {
 
 int component_register();
 int init_query(bool enable_progress_threads, bool enable_mpi_threads);
-const mca_io_base_module_2_0_0_t* file_query(ompi_file_t* file, mca_io_base_file_t** private_data, int* priority);
+const mpimon::io::Module* file_query(ompi_file_t* file, mca_io_base_file_t** private_data, int* priority);
 int file_unquery(ompi_file_t* file, mca_io_base_file_t* private_data);
 int delete_query(const char* filename, opal_info_t* info, mca_io_base_delete_t** private_data, bool* usable,
                  int* priority);
@@ -45,8 +45,8 @@ int register_datarep(const char*, MPI_Datarep_conversion_function*, MPI_Datarep_
 }  // namespace
 
 extern "C" {
-__attribute__((visibility("default"))) mca_io_base_component_2_0_0_t MPIMON_COMPONENT_SYMBOL = {
-    .io_version = MPIMON_COMPONENT_VERSION(MCA_IO_BASE_VERSION_2_0_0, nullptr, nullptr, component_register),
+__attribute__((visibility("default"))) mpimon::io::Component MPIMON_COMPONENT_SYMBOL = {
+    .io_version = MPIMON_COMPONENT_VERSION(MPIMON_IO_BASE_VERSION, nullptr, nullptr, component_register),
     .io_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT, {}},
     .io_init_query = init_query,
     .io_file_query = file_query,
@@ -114,8 +114,8 @@ int init_query(bool, bool) {
 
 // One candidate of the selection.
 struct Candidate {
-  const mca_io_base_component_2_0_0_t* component = nullptr;
-  const mca_io_base_module_2_0_0_t* module = nullptr;
+  const mpimon::io::Component* component = nullptr;
+  const mpimon::io::Module* module = nullptr;
   mca_io_base_file_t* data = nullptr;
   int priority = -1;
 };
@@ -129,10 +129,13 @@ Candidate select_real_module(ompi_file_t* file) {
   OPAL_LIST_FOREACH(item, &ompi_io_base_framework.framework_components, mca_base_component_list_item_t) {
     const mca_base_component_t* base = item->cli_component;
     if (base == &MPIMON_COMPONENT_SYMBOL.io_version) continue;
-    if (base->mca_type_major_version != 2 || base->mca_type_minor_version != 0 || base->mca_type_release_version != 0)
-      continue;  // the io base only knows 2.0.0 components too
+    const mca_base_component_t& ours = MPIMON_COMPONENT_SYMBOL.io_version;
+    if (base->mca_type_major_version != ours.mca_type_major_version ||
+        base->mca_type_minor_version != ours.mca_type_minor_version ||
+        base->mca_type_release_version != ours.mca_type_release_version)
+      continue;  // the io base only knows its own API version (2.0.0; 3.0.0 from 6.0) too
     Candidate c;
-    c.component = reinterpret_cast<const mca_io_base_component_2_0_0_t*>(base);
+    c.component = reinterpret_cast<const mpimon::io::Component*>(base);
     c.module = c.component->io_file_query(file, &c.data, &c.priority);
     if (c.module == nullptr) continue;
     c.priority = std::min(100, std::max(0, c.priority));
@@ -147,7 +150,7 @@ Candidate select_real_module(ompi_file_t* file) {
   return best;
 }
 
-const mca_io_base_module_2_0_0_t* file_query(ompi_file_t* file, mca_io_base_file_t** private_data, int* priority) {
+const mpimon::io::Module* file_query(ompi_file_t* file, mca_io_base_file_t** private_data, int* priority) {
   const Candidate real = select_real_module(file);
   if (real.module == nullptr) return nullptr;  // no io component for this file: the base reports it
   const bool ompio = std::string_view(real.component->io_version.mca_component_name) == "ompio";

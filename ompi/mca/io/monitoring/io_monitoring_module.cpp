@@ -82,6 +82,7 @@ struct Size {
   uint64_t count = 0;
   const ompi_datatype_t* type = nullptr;
   void take(int n) { count = n < 0 ? 0 : static_cast<uint64_t>(n); }
+  void take(size_t n) { count = n; }  // 6.0's io API 3.0.0
   void take(ompi_datatype_t* t) { type = t; }
   template <typename T>
   void take(const T&) {}

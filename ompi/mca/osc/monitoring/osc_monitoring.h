@@ -7,12 +7,26 @@
 #include <ompi/mca/osc/osc.h>
 #include <ompi/win/win.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "runtime/world_rank_ompi.h"
 
 namespace mpimon::osc {
+
+// The type of argument N of one of Open MPI's function pointer typedefs.
+template <typename Function, size_t N>
+struct ArgumentOf;
+template <typename R, typename... Args, size_t N>
+struct ArgumentOf<R (*)(Args...), N> {
+  using type = std::tuple_element_t<N, std::tuple<Args...>>;
+};
+// Element counts and displacement units in osc's interface, as this Open MPI declares
+// them: int up to 5.0; size_t and ptrdiff_t from 6.0 on (OSC API 4.0.0, MPI 4 big counts).
+using Count = ArgumentOf<ompi_osc_base_module_put_fn_t, 1>::type;
+using DispUnit = ArgumentOf<ompi_osc_base_component_query_fn_t, 3>::type;
 
 // Prepares the wrappers (once, when the layer becomes active at MPI_Init). Without
 // `time_sync`, synchronisation calls are not wrapped at all (osc_monitoring_sync_timing 0).

@@ -41,10 +41,10 @@ int component_register();
 int component_open();
 int component_close();
 int component_init(bool enable_progress_threads, bool enable_mpi_threads);
-int component_query(ompi_win_t* win, void** base, size_t size, int disp_unit, ompi_communicator_t* comm,
-                    opal_info_t* info, int flavor);
-int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, ompi_communicator_t* comm,
-                     opal_info_t* info, int flavor, int* model);
+int component_query(ompi_win_t* win, void** base, size_t size, mpimon::osc::DispUnit disp_unit,
+                    ompi_communicator_t* comm, opal_info_t* info, int flavor);
+int component_select(ompi_win_t* win, void** base, size_t size, mpimon::osc::DispUnit disp_unit,
+                     ompi_communicator_t* comm, opal_info_t* info, int flavor, int* model);
 int component_finalize();
 
 }  // namespace
@@ -306,15 +306,15 @@ int component_init(bool, bool) {
   return OMPI_SUCCESS;
 }
 
-int component_query(ompi_win_t*, void**, size_t, int, ompi_communicator_t*, opal_info_t*, int) {
+int component_query(ompi_win_t*, void**, size_t, mpimon::osc::DispUnit, ompi_communicator_t*, opal_info_t*, int) {
   // A mixed deployment runs unmonitored (Runtime::all_ranks_monitored): windows then go
   // to the real component directly.
   return active && Runtime::instance().all_ranks_monitored() ? INT_MAX : OMPI_ERR_NOT_AVAILABLE;
 }
 
 // Selection as ompi_osc_base_select does it, without us: the best priority wins.
-int component_select(ompi_win_t* win, void** base, size_t size, int disp_unit, ompi_communicator_t* comm,
-                     opal_info_t* info, int flavor, int* model) {
+int component_select(ompi_win_t* win, void** base, size_t size, mpimon::osc::DispUnit disp_unit,
+                     ompi_communicator_t* comm, opal_info_t* info, int flavor, int* model) {
   ompi_osc_base_component_t* best = nullptr;
   int best_priority = -1;
   mca_base_component_list_item_t* item;

@@ -79,7 +79,7 @@ void record(WindowState& s, int target, Category category, uint64_t bytes) {
   }
 }
 
-inline uint64_t data_bytes(int count, const ompi_datatype_t* type) {
+inline uint64_t data_bytes(Count count, const ompi_datatype_t* type) {
   return static_cast<uint64_t>(count) * type->super.size;
 }
 
@@ -195,80 +195,81 @@ struct DataWrappers {
     return rc;
   }
 
-  static int put(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                 int target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
+  static int put(const void* origin, Count origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                 Count target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
     return data_fast<Category::osc_sent, &Module::osc_put, put_slow>(win, target, data_bytes(origin_count, origin_type),
                                                                      origin, origin_count, origin_type, target, disp,
                                                                      target_count, target_type, win);
   }
-  [[gnu::noinline]] static int put_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                                        ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int put_slow(const void* origin, Count origin_count, ompi_datatype_t* origin_type,
+                                        int target, ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type,
                                         ompi_win_t* win) {
     return data_slow<Category::osc_sent, &Module::osc_put>(win, target, data_bytes(origin_count, origin_type), origin,
                                                            origin_count, origin_type, target, disp, target_count,
                                                            target_type, win);
   }
-  static int rput(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                  int target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
+  static int rput(const void* origin, Count origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                  Count target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
     return data_fast<Category::osc_sent, &Module::osc_rput, rput_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, win, request);
   }
-  [[gnu::noinline]] static int rput_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                                         ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int rput_slow(const void* origin, Count origin_count, ompi_datatype_t* origin_type,
+                                         int target, ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type,
                                          ompi_win_t* win, ompi_request_t** request) {
     return data_slow<Category::osc_sent, &Module::osc_rput>(win, target, data_bytes(origin_count, origin_type), origin,
                                                             origin_count, origin_type, target, disp, target_count,
                                                             target_type, win, request);
   }
-  static int get(void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                 int target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
+  static int get(void* origin, Count origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                 Count target_count, ompi_datatype_t* target_type, ompi_win_t* win) {
     return data_fast<Category::osc_recv, &Module::osc_get, get_slow>(win, target, data_bytes(origin_count, origin_type),
                                                                      origin, origin_count, origin_type, target, disp,
                                                                      target_count, target_type, win);
   }
-  [[gnu::noinline]] static int get_slow(void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                                        ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int get_slow(void* origin, Count origin_count, ompi_datatype_t* origin_type, int target,
+                                        ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type,
                                         ompi_win_t* win) {
     return data_slow<Category::osc_recv, &Module::osc_get>(win, target, data_bytes(origin_count, origin_type), origin,
                                                            origin_count, origin_type, target, disp, target_count,
                                                            target_type, win);
   }
-  static int rget(void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                  int target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
+  static int rget(void* origin, Count origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
+                  Count target_count, ompi_datatype_t* target_type, ompi_win_t* win, ompi_request_t** request) {
     return data_fast<Category::osc_recv, &Module::osc_rget, rget_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, win, request);
   }
-  [[gnu::noinline]] static int rget_slow(void* origin, int origin_count, ompi_datatype_t* origin_type, int target,
-                                         ptrdiff_t disp, int target_count, ompi_datatype_t* target_type,
+  [[gnu::noinline]] static int rget_slow(void* origin, Count origin_count, ompi_datatype_t* origin_type, int target,
+                                         ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type,
                                          ompi_win_t* win, ompi_request_t** request) {
     return data_slow<Category::osc_recv, &Module::osc_rget>(win, target, data_bytes(origin_count, origin_type), origin,
                                                             origin_count, origin_type, target, disp, target_count,
                                                             target_type, win, request);
   }
-  static int accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                        int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
+  static int accumulate(const void* origin, Count origin_count, ompi_datatype_t* origin_type, int target,
+                        ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type, struct ompi_op_t* op,
+                        ompi_win_t* win) {
     return data_fast<Category::osc_sent, &Module::osc_accumulate, accumulate_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, op, win);
   }
-  [[gnu::noinline]] static int accumulate_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type,
-                                               int target, ptrdiff_t disp, int target_count,
+  [[gnu::noinline]] static int accumulate_slow(const void* origin, Count origin_count, ompi_datatype_t* origin_type,
+                                               int target, ptrdiff_t disp, Count target_count,
                                                ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
     return data_slow<Category::osc_sent, &Module::osc_accumulate>(win, target, data_bytes(origin_count, origin_type),
                                                                   origin, origin_count, origin_type, target, disp,
                                                                   target_count, target_type, op, win);
   }
-  static int raccumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, int target, ptrdiff_t disp,
-                         int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
-                         ompi_request_t** request) {
+  static int raccumulate(const void* origin, Count origin_count, ompi_datatype_t* origin_type, int target,
+                         ptrdiff_t disp, Count target_count, ompi_datatype_t* target_type, struct ompi_op_t* op,
+                         ompi_win_t* win, ompi_request_t** request) {
     return data_fast<Category::osc_sent, &Module::osc_raccumulate, raccumulate_slow>(
         win, target, data_bytes(origin_count, origin_type), origin, origin_count, origin_type, target, disp,
         target_count, target_type, op, win, request);
   }
-  [[gnu::noinline]] static int raccumulate_slow(const void* origin, int origin_count, ompi_datatype_t* origin_type,
-                                                int target, ptrdiff_t disp, int target_count,
+  [[gnu::noinline]] static int raccumulate_slow(const void* origin, Count origin_count, ompi_datatype_t* origin_type,
+                                                int target, ptrdiff_t disp, Count target_count,
                                                 ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
                                                 ompi_request_t** request) {
     return data_slow<Category::osc_sent, &Module::osc_raccumulate>(win, target, data_bytes(origin_count, origin_type),
@@ -289,9 +290,9 @@ struct DataWrappers {
     if (op_events_listened()) [[unlikely]]
       raise_op(win, op_kind<slot>(), world_of(s, target), target, sent, received);
   }
-  static int get_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
-                            int result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
-                            int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
+  static int get_accumulate(const void* origin, Count origin_count, ompi_datatype_t* origin_type, void* result,
+                            Count result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
+                            Count target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]]
       return kNoWindow;
@@ -303,9 +304,9 @@ struct DataWrappers {
                                                    data_bytes(result_count, result_type), op);
     return rc;
   }
-  static int rget_accumulate(const void* origin, int origin_count, ompi_datatype_t* origin_type, void* result,
-                             int result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
-                             int target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
+  static int rget_accumulate(const void* origin, Count origin_count, ompi_datatype_t* origin_type, void* result,
+                             Count result_count, ompi_datatype_t* result_type, int target, ptrdiff_t disp,
+                             Count target_count, ompi_datatype_t* target_type, struct ompi_op_t* op, ompi_win_t* win,
                              ompi_request_t** request) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]]

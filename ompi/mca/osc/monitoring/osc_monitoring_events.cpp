@@ -73,9 +73,9 @@ void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_
   raise(wait_index, win, &e);
 }
 
-void raise_window_created(const ompi_win_t* win, size_t size, int disp_unit, int flavor) {
+void raise_window_created(const ompi_win_t* win, size_t size, DispUnit disp_unit, int flavor) {
   if (!listening(lifecycle_flags[0])) return;
-  const mpimon_ompi_win_created_event e{static_cast<int64_t>(size), disp_unit, flavor,
+  const mpimon_ompi_win_created_event e{static_cast<int64_t>(size), static_cast<int32_t>(disp_unit), flavor,
                                         reinterpret_cast<uintptr_t>(win)};
   raise(created_index, win, &e);
 }

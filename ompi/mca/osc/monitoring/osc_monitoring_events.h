@@ -3,6 +3,7 @@
 // osc_event_flags (this plugin's own data: one load, one branch) first.
 #pragma once
 
+#include "osc_monitoring.h"
 #include "runtime/ompi_glue.h"
 
 #include <ompi/win/win.h>
@@ -48,7 +49,7 @@ void raise_wait_state(const ompi_win_t* win, int pattern, int32_t waiter, int32_
 
 // Open MPI main's window lifecycle events (ompi_lifecycle_events.h): after the real
 // component created the window (our select), after its free succeeded (our free).
-void raise_window_created(const ompi_win_t* win, size_t size, int disp_unit, int flavor);
+void raise_window_created(const ompi_win_t* win, size_t size, DispUnit disp_unit, int flavor);
 void raise_window_freed(const ompi_win_t* win, int flavor);
 
 }  // namespace mpimon::osc

@@ -70,7 +70,7 @@ static_assert(sizeof(ompi_osc_base_module_t) == (0 MPIMON_OSC_SLOTS(MPIMON_OSC_C
 // window_sync registry under its name).
 template <bool threaded, bool tsc, bool timing, bool waits = false>
 struct Wrappers : DataWrappers<threaded, waits>, SyncWrappers<threaded, tsc, timing, waits> {
-  static int shared_query(ompi_win_t* win, int rank, size_t* size, int* disp_unit, void* baseptr) {
+  static int shared_query(ompi_win_t* win, int rank, size_t* size, DispUnit* disp_unit, void* baseptr) {
     WindowState* s = find_state(win);
     if (s == nullptr) [[unlikely]]
       return kNoWindow;
