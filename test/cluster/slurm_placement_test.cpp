@@ -25,13 +25,15 @@ constexpr int kNodes = 4, kPerNode = 2, kRanks = kNodes * kPerNode;
 
 // Every step of the test in one allocation: a monitored reduce in Slurm's default layout,
 // the placement, then 1 + 1 and 1 + 3 reduces in each layout (their difference is two
-// reduces: start, end and the first reduce cancel).
+// reduces: start, end and the first reduce cancel). A step whose rank dies ends at once
+// (--kill-on-bad-exit), one that hangs after 60 s: a failure, never a 240 s wait.
 std::string steps_script() {
   std::string s = "#!/bin/sh\nset -e\n. " + kEnvScript +
                   "\n"
                   "export OMPI_MCA_pml_monitoring_enable=2 OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
                   "OMPI_MCA_coll_tuned_reduce_algorithm=4 OMPI_MCA_mpi_yield_when_idle=1\n"
-                  "step() { name=$1; k=$2; shift 2; OMPI_MCA_pml_monitoring_job_file=$name.$k.txt srun --mpi=pmix -n " +
+                  "step() { name=$1; k=$2; shift 2; OMPI_MCA_pml_monitoring_job_file=$name.$k.txt timeout 60 srun "
+                  "--kill-on-bad-exit=1 --mpi=pmix -n " +
                   std::to_string(kRanks) + " \"$@\" " + kReorderPatterns +
                   " treereduce 65536 $k > $name.$k.out 2>&1; }\n";
   s += "step monitored 0\n";
