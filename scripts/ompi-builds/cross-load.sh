@@ -41,7 +41,8 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 PRTE_MCA_rmaps_default_mapping_policy
 # shellcheck disable=SC1090
 . "$plugins_env"
 status=0
-timeout 120 "$mpirun" -np 2 --mca pml_monitoring_enable 2 --mca pml_monitoring_filename "$out/dump" \
+timeout 120 "$mpirun" -np 2 --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
+  --mca pml_monitoring_filename "$out/dump" \
   "$out/ring" >"$out/job.log" 2>&1 || status=$?
 failed=0
 if ((status != 0)); then say "the job exited with $status (expected 0)"; failed=1; fi

@@ -18,7 +18,8 @@ out="$(cd "$out" && pwd)"
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 [ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$build/bin/mpimon" run -- -np 4 --mca mpi_yield_when_idle 1 \
-  --mca pml_monitoring_enable 2 --mca pml_monitoring_filename "$out/example" --mca pml_monitoring_job_file "" \
+  --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 --mca pml_monitoring_filename "$out/example" \
+  --mca pml_monitoring_job_file "" \
   --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_reduce_algorithm 4 \
   "$build/libexec/mpimon/mpimon_example" ring reduce halo persistent >"$out/run.log" 2>&1 ||
   { cat "$out/run.log" >&2; echo "example-dumps: the example failed under $build" >&2; exit 1; }
