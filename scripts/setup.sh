@@ -126,7 +126,7 @@ fi
 if [ -n "$ompi_prefix" ]; then
   # Our include paths come first, but a header they lack would silently be taken from a
   # folder the compiler searches by default (CPATH, ...): none may hold another mpi.h.
-  found="$(echo '#include <mpi.h>' | cc -E -x c - 2>/dev/null | sed -n 's/^# [0-9]* "\(.*\/mpi\.h\)".*/\1/p' | head -n 1)"
+  found="$(echo '#include <mpi.h>' | cc -E -x c - 2>/dev/null | sed -n 's/^# [0-9]* "\(.*\/mpi\.h\)".*/\1/p' | head -n 1 || true)"
   if [ -n "$found" ] && [[ $found != "$ompi_prefix"/* ]]; then
     echo "setup: the compiler finds $found by default (CPATH? C_INCLUDE_PATH?), not $ompi_prefix's mpi.h: unset that first" >&2
     exit 1

@@ -113,7 +113,7 @@ TEST(NbcSection, AKindWithOnlyUnfollowedCallsSaysNotFollowedNotAnOverlap) {
   EXPECT_NE(html.find("Sampled (coll_monitoring_nbc_sampling 0)"), std::string::npos) << html;
 
   const std::string text = format_nbc_summary_text(summarize_nbc(input.annotations));
-  EXPECT_NE(text.find("second        iallreduce             2      not followed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("second          iallreduce             2      not followed\n"), std::string::npos) << text;
   EXPECT_NE(text.find("MPI_COMM_WORLD  iallreduce             1      1      1       0.001000   0.000          0.000\n"),
             std::string::npos)
       << text;

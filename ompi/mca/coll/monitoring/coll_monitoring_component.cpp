@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstring>
+#include <utility>
 
 #include <opal/mca/base/mca_base_component_repository.h>
 
@@ -169,6 +170,9 @@ int component_register() {
   // Before anything touches an Open MPI object (runtime/build_match_ompi.h).
   if (!mpimon::loaded_open_mpi_matches()) return OPAL_ERR_NOT_AVAILABLE;
   mpimon::register_settings();  // when our PML was left out: see comm_query
+  // A second call (component_open) registers again and says nothing again.
+  static bool first_call = true;
+  const bool warn = std::exchange(first_call, false);
   // Following every nonblocking collective costs more per call than Open MPI's whole
   // monitoring of it (docs/nbc-overlap.md#cost-and-sampling): the first 64 calls of each
   // communicator are all followed (exact figures for an application with few; at most
@@ -193,7 +197,7 @@ int component_register() {
     mpimon::warn_once_per_job(warning + ": the first 64 nonblocking collectives of each communicator followed");
   warning.clear();
   mpimon::register_int_parameter("coll", nbc_sampling_parameter, nbc_sampling, warning);
-  if (!warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
+  if (warn && !warning.empty()) mpimon::warn_once_per_job(warning + ": one nonblocking collective in 128 followed");
   mpimon::coll::set_nbc_schedule(
       mpimon::NbcSchedule{static_cast<uint32_t>(nbc_exact_calls), static_cast<uint32_t>(nbc_sampling)});
   mpimon::pvars::register_peer_variables("coll", "messages", "collective messages sent", mpimon::Category::coll);

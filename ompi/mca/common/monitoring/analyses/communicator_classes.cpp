@@ -21,7 +21,7 @@ NbcTotals& CommunicatorClasses::nbc_totals() {
 bool CommunicatorClasses::has_traffic() const noexcept {
   for (const Totals& t : totals_)
     if (t.count.load(std::memory_order_relaxed) != 0) return true;
-  return nbc_ != nullptr;  // a nonblocking collective completed here
+  return nbc_ != nullptr && nbc_->has_lines();  // a nonblocking collective completed, or went unfollowed
 }
 
 uint64_t members_hash(const std::vector<int32_t>& world_ranks) {

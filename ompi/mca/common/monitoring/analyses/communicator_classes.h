@@ -64,9 +64,9 @@ class CommunicatorClasses {
   // The job-file identity (see above).
   std::string identity() const;
 
-  // The nonblocking collectives completed on this communicator (analyses/nbc_overlap.h): null
-  // until the first; nbc_totals() creates them. Written and read under the NbcTracker's
-  // lock.
+  // The nonblocking collectives followed (or left unfollowed) on this communicator
+  // (analyses/nbc_overlap.h): null until the first; nbc_totals() creates them. Written and
+  // read under the NbcTracker's lock.
   const NbcTotals* nbc() const { return nbc_.get(); }
   NbcTotals& nbc_totals();
 

@@ -72,6 +72,10 @@ void NbcTotals::merge(const NbcTotals& other) noexcept {
   for (int k = 0; k < kNbcKindCount; ++k) kinds[k].merge(other.kinds[k]);
 }
 
+bool NbcTotals::has_lines() const noexcept {
+  return std::any_of(std::begin(kinds), std::end(kinds), [](const NbcKindTotals& k) { return k.has_line(); });
+}
+
 double NbcTotals::byte_weighted_overlap() const noexcept {
   const NbcKindTotals all = sum();
   if (all.bytes > 0) return static_cast<double>(all.bytes_before_wait) / static_cast<double>(all.bytes);
@@ -263,6 +267,7 @@ void NbcTracker::abandon(Pending* p) {
   unindex_tags(p);
   unindex_request(p);
   if (!p->completed) set_pending_count(pending_ - 1);
+  if (p->destination != nullptr) --p->destination->nbc_totals()[p->kind].followed;  // no call took place
   p->destination = nullptr;
   p->completed = true;
   finish(p);
@@ -368,9 +373,6 @@ std::string histogram_text(const NbcKindTotals& t) {
   return out;
 }
 
-// Whether a kind has a line: completed followed calls, or calls none of which was followed.
-bool has_line(const NbcKindTotals& t) { return t.calls > 0 || t.not_followed(); }
-
 // Calls visit(name, kind, totals) for every communicator and kind with a line: in the
 // .prof dump per communicator, named as its D block; in the job file per communicator
 // identity (as the `collectives` lines: entries sharing one are summed).
@@ -388,11 +390,11 @@ void for_each_kind(const CommunicatorRegistry& registry, bool by_identity, Visit
       return;
     }
     for (int k = 0; k < kNbcKindCount; ++k)
-      if (has_line(totals->kinds[k])) visit(escape_name(e.name(), false), static_cast<NbcKind>(k), totals->kinds[k]);
+      if (totals->kinds[k].has_line()) visit(escape_name(e.name(), false), static_cast<NbcKind>(k), totals->kinds[k]);
   });
   for (const auto& [identity, totals] : merged)
     for (int k = 0; k < kNbcKindCount; ++k)
-      if (has_line(totals.kinds[k])) visit(identity, static_cast<NbcKind>(k), totals.kinds[k]);
+      if (totals.kinds[k].has_line()) visit(identity, static_cast<NbcKind>(k), totals.kinds[k]);
 }
 
 // One line per communicator and kind, the fields of both formats: the .prof line labels

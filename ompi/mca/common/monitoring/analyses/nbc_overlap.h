@@ -89,6 +89,8 @@ struct NbcKindTotals {
 
   // Calls were made and none was followed: nothing measured ("not followed" in the dumps).
   bool not_followed() const noexcept { return followed == 0 && unfollowed; }
+  // What the dumps have a line for: completed followed calls, or "not followed".
+  bool has_line() const noexcept { return calls > 0 || not_followed(); }
 
   void add(const NbcCall& call) noexcept;
   void merge(const NbcKindTotals& other) noexcept;
@@ -102,6 +104,7 @@ struct NbcTotals {
   const NbcKindTotals& operator[](NbcKind kind) const noexcept { return kinds[static_cast<int>(kind)]; }
   NbcKindTotals sum() const noexcept;
   void merge(const NbcTotals& other) noexcept;
+  bool has_lines() const noexcept;  // some kind has_line()
   // Bytes posted before the wait / bytes, over every call; the mean per-call overlap when
   // no call moved a byte; NaN when nothing was measured (no call followed, or only calls
   // without a message of their own): not measured is never a number.

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <set>
 
 #include "formats/job_format.h"
 #include "mpit_events_producer.h"
@@ -29,7 +31,16 @@ Runtime& Runtime::instance() {
 
 void warn(const std::string& message) { warn_line("mpimon", message, WarningScope::every_process); }
 
-void warn_once_per_job(const std::string& message) { warn_line("mpimon", message, WarningScope::once_per_job); }
+void warn_once_per_job(const std::string& message) {
+  if (launcher_world_rank() > 0) return;
+  // Once per process too: Open MPI may unload a component and load it again (a
+  // component's static flag starts anew), and its registration then warns again; this
+  // library stays loaded.
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(mutex);
+  if (said.insert(message).second) warn(message);
+}
 
 void Runtime::add_layer(RecordingSwitch recording_switch) { layers_.push_back(recording_switch); }
 
