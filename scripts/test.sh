@@ -50,12 +50,12 @@ elif [[ ${MPIMON_OMPI5_TESTS:-$(( $# == 0 ))} == 1 ]]; then
   fi
 fi
 
-# Then Open MPI as clusters build it: 4.1.4 and 5.0.7 built from source as Spack and
-# EasyBuild do (cached per machine), each in a Debian root without Debian's Open MPI,
-# mpimon built against them and tested (scripts/ompi-builds/test.sh;
-# docs/open-mpi-builds.md). MPIMON_OMPI_BUILDS_TESTS=0 skips it, =1 runs it with
-# arguments too.
-if [[ ${MPIMON_OMPI_BUILDS_TESTS:-$(( $# == 0 ))} == 1 ]]; then
+# Then, on request, Open MPI as clusters build it: 4.1.4 and 5.0.7 built from source as
+# Spack and EasyBuild do (cached per machine), each in a Debian root without Debian's Open
+# MPI, mpimon built against them and tested (scripts/ompi-builds/test.sh;
+# docs/open-mpi-builds.md). Not part of the default run yet: the whole pass has not run
+# end to end (docs/open-mpi-builds.md, "Status"). MPIMON_OMPI_BUILDS_TESTS=1 runs it.
+if [[ ${MPIMON_OMPI_BUILDS_TESTS:-0} == 1 ]]; then
   start=$SECONDS
   status=0
   "$here/scripts/ompi-builds/test.sh" || status=$?
