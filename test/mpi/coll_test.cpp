@@ -95,7 +95,9 @@ TEST(Coll, OnlyThePmlLayerWhenCollMonitoringIsExcluded4Ranks) {
   EXPECT_EQ(read_text(job.folder / "prof.0.prof").find("\nD\t"), std::string::npos);
 }
 
-TEST(Coll, LammpsMeltHasPointToPointAndCollectiveMatrices4Ranks) {
+// Smoke: LAMMPS' traffic depends on its domain decomposition, so only lower bounds are
+// asserted here; the exact collective accounting is asserted on coll_patterns above.
+TEST(Coll, LammpsMeltHasPointToPointAndCollectiveMatricesSmoke4Ranks) {
   MPIMON_SKIP_WITHOUT_LAMMPS();
   const JobResult job = run_job(4, concat_arguments(monitoring_arguments(), {"/usr/bin/lmp", "-in", LAMMPS_MELT, "-log",
                                                                              "none", "-screen", "none"}));

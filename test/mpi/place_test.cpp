@@ -244,17 +244,3 @@ TEST(ReorderApi, WithoutMonitoringSaysSoAndKeepsTheOrder4Ranks) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_NE(job.output.find("reorder: not available"), std::string::npos) << job.output;
 }
-
-TEST(ToolsCli, MalformedDumpGivesFileLineAndExpectation) {
-  const auto folder = new_test_folder();
-  run_shell(folder, "printf '# POINT TO POINT\\nE\\t0\\t1\\tmany bytes\\t1 msgs sent\\n' > bad.0.prof");
-  for (const char* command : {" matrix bad.0.prof", " show bad.0.prof", " place bad.0.prof --topology 'pack:1 core:2'",
-                              " report bad.0.prof"}) {
-    const JobResult r = run_shell(folder, MPIMON_BIN + std::string(command));
-    EXPECT_EQ(r.exit_code, 2) << command << r.output;
-    EXPECT_NE(r.output.find("bad.0.prof:2: expected a byte count"), std::string::npos) << command << r.output;
-  }
-  const JobResult help = run_shell(folder, MPIMON_BIN " place --help");
-  EXPECT_EQ(help.exit_code, 0);
-  EXPECT_NE(help.output.find("--topology"), std::string::npos);
-}

@@ -297,3 +297,17 @@ TEST(ToolsCli, CategoryAllInTheTerminalIsOneTable4Ranks) {
       << text;
   EXPECT_NE(text.find("1024"), std::string::npos) << text;
 }
+
+TEST(ToolsCli, MalformedDumpGivesFileLineAndExpectation) {
+  const auto folder = new_test_folder();
+  run_shell(folder, "printf '# POINT TO POINT\\nE\\t0\\t1\\tmany bytes\\t1 msgs sent\\n' > bad.0.prof");
+  for (const char* command : {" matrix bad.0.prof", " show bad.0.prof", " place bad.0.prof --topology 'pack:1 core:2'",
+                              " report bad.0.prof"}) {
+    const JobResult r = run_shell(folder, MPIMON_BIN + std::string(command));
+    EXPECT_EQ(r.exit_code, 2) << command << r.output;
+    EXPECT_NE(r.output.find("bad.0.prof:2: expected a byte count"), std::string::npos) << command << r.output;
+  }
+  const JobResult help = run_shell(folder, MPIMON_BIN " place --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--topology"), std::string::npos);
+}
