@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "commands/options.h"
@@ -203,22 +204,20 @@ int write_output(const std::string& path, const std::string& text) {
   return 0;
 }
 
-int run_place(const PlaceOptions& o) {
-  const Dumps dumps = read_inputs(o.inputs);
-  const Selection selection = Selection::of(o.category);
-  const pl::Affinity affinity = affinity_of(dumps.matrix, selection);
-  const int n = affinity.size();
-  const Machine machine = o.hostfile.empty() ? one_host(o) : cluster_from_hostfile(o);
+// Refuses a job larger than the machine (one host: cores x oversubscription).
+void check_fits(const Machine& machine, const PlaceOptions& o, int n) {
   const pl::Cluster& cluster = machine.cluster;
-  if (n > cluster.capacity()) {
-    const std::string where = machine.one_host ? std::to_string(cluster.hosts[0].cores()) +
-                                                     " cores x oversubscription " + std::to_string(o.oversubscription)
-                                               : std::to_string(cluster.capacity()) + " slots of " + o.hostfile;
-    throw std::invalid_argument(std::to_string(n) + " processes do not fit on " + where);
-  }
+  if (n <= cluster.capacity()) return;
+  const std::string where = machine.one_host ? std::to_string(cluster.hosts[0].cores()) + " cores x oversubscription " +
+                                                   std::to_string(o.oversubscription)
+                                             : std::to_string(cluster.capacity()) + " slots of " + o.hostfile;
+  throw std::invalid_argument(std::to_string(n) + " processes do not fit on " + where);
+}
 
-  // The references: mpirun's by-slot order first (kept unless strictly beaten), then
-  // round-robin (across hosts, or across the top level of the one host's tree).
+// The references: mpirun's by-slot order first (kept unless strictly beaten), then
+// round-robin (across hosts, or across the top level of the one host's tree).
+std::vector<pl::Mapping> references_of(const Machine& machine, const PlaceOptions& o, int n) {
+  const pl::Cluster& cluster = machine.cluster;
   std::vector<pl::Mapping> references{pl::by_slot(cluster, n)};
   if (!machine.one_host) {
     references.push_back(pl::round_robin_by_host(cluster, n));
@@ -227,17 +226,21 @@ int run_place(const PlaceOptions& o) {
     for (int leaf : pl::round_robin_placement(n, cluster.hosts[0].tree)) across.push_back({0, leaf});
     references.push_back(std::move(across));
   }
-  pl::PlacementOptions options;
-  if (n > 4096) options.progress = [](const std::string& stage) { std::cerr << "place: " << stage << "\n"; };
-  const pl::Placed ours = pl::place(affinity, cluster, references, options);
-  // libscotch 7.0.3 crashed (segmentation fault) mapping 100 000 processes onto 3125 hosts,
-  // and takes about 10 s for 8000: a comparison row is not worth either.
-  constexpr int kScotchLimit = 10000;
-  std::string scotch_why_not = "not run above " + std::to_string(kScotchLimit) + " processes";
-  const std::optional<pl::Mapping> scotch =
-      n <= kScotchLimit ? pl::scotch_placement(affinity, cluster, &scotch_why_not) : std::nullopt;
+  return references;
+}
 
-  print_header(machine, o, n, selection);
+// What `mpimon place` compares and chose, as the terminal shows it.
+struct Placements {
+  std::vector<pl::Mapping> references;
+  pl::Placed ours;
+  std::optional<pl::Mapping> scotch;
+  std::string scotch_why_not;
+};
+
+// The comparison table (hop-bytes and the top-level cut or bytes crossing hosts), then how
+// mpimon's mapping was found.
+void print_comparison(const Machine& machine, const pl::Affinity& affinity, const Placements& p) {
+  const pl::Cluster& cluster = machine.cluster;
   std::cout << "objective: bytes crossing hosts, then hop-bytes\n\n";
   const std::string crossing = machine.one_host ? "bytes across the top level" : "bytes crossing hosts";
   std::cout << "| placement | hop-bytes | " << crossing << " |\n|---|---:|---:|\n";
@@ -251,17 +254,17 @@ int run_place(const PlaceOptions& o) {
     }
     std::cout << "| " << name << " | " << number(cost.hop_bytes) << " | " << number(second) << " |\n";
   };
-  row("by-slot", references[0]);
-  if (references.size() > 1)
-    row(machine.one_host ? "round-robin across the top level" : "round-robin by host", references[1]);
-  if (scotch)
-    row("Scotch", *scotch);
+  row("by-slot", p.references[0]);
+  if (p.references.size() > 1)
+    row(machine.one_host ? "round-robin across the top level" : "round-robin by host", p.references[1]);
+  if (p.scotch)
+    row("Scotch", *p.scotch);
   else
     std::cout << "| Scotch | n/a | n/a |\n";
-  row("mpimon", ours.mapping);
+  row("mpimon", p.ours.mapping);
   std::cout << '\n';
-  if (!scotch) std::cout << "Scotch: n/a, " << scotch_why_not << "\n";
-  switch (ours.method) {
+  if (!p.scotch) std::cout << "Scotch: n/a, " << p.scotch_why_not << "\n";
+  switch (p.ours.method) {
     case pl::Placed::Method::optimal:
       std::cout << "mpimon: optimal (exhaustive search, up to " << pl::kExactLimit << " processes)\n";
       break;
@@ -273,37 +276,70 @@ int run_place(const PlaceOptions& o) {
       std::cout << "mpimon: by-slot kept (no placement found is strictly better; ranks are not permuted for no gain)\n";
       break;
   }
-  print_mapping(cluster, ours.mapping);
+}
 
+// "<rank> <key>" lines for MPI_Comm_split: new rank order = slot order (host, then core),
+// the key of rank r is its position.
+std::string keys_text(const pl::Mapping& mapping) {
+  const int n = static_cast<int>(mapping.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const pl::Location x = mapping[a], y = mapping[b];
+    return x.host != y.host ? x.host < y.host : x.core < y.core;
+  });
+  std::vector<int> key(n);
+  for (int position = 0; position < n; ++position) key[order[position]] = position;
+  std::string text = "# rank key (MPI_Comm_split(comm, 0, key, &reordered))\n";
+  for (int r = 0; r < n; ++r) text += std::to_string(r) + " " + std::to_string(key[r]) + "\n";
+  return text;
+}
+
+// The files asked for: the rankfile, Scotch's rankfile, the reordering keys. 0, or 1 after
+// saying why on stderr.
+int write_outputs(const PlaceOptions& o, const pl::Cluster& cluster, const Placements& p) {
   if (!o.rankfile.empty()) {
-    if (int status = write_output(o.rankfile, rankfile_text(cluster, ours.mapping))) return status;
+    if (int status = write_output(o.rankfile, rankfile_text(cluster, p.ours.mapping))) return status;
     std::cout << "\nrankfile: " << o.rankfile << " (mpirun "
               << (o.hostfile.empty() ? "" : "--hostfile " + o.hostfile + " ") << "--rankfile " << o.rankfile << ")\n";
   }
   if (!o.scotch_rankfile.empty()) {
-    if (!scotch) {
-      std::cerr << "mpimon place: no Scotch rankfile: " << scotch_why_not << '\n';
+    if (!p.scotch) {
+      std::cerr << "mpimon place: no Scotch rankfile: " << p.scotch_why_not << '\n';
       return 1;
     }
-    if (int status = write_output(o.scotch_rankfile, rankfile_text(cluster, *scotch))) return status;
+    if (int status = write_output(o.scotch_rankfile, rankfile_text(cluster, *p.scotch))) return status;
     std::cout << "Scotch's rankfile: " << o.scotch_rankfile << '\n';
   }
   if (!o.keys.empty()) {
-    // New rank order = slot order (host, then core): the key of rank r is its position.
-    std::vector<int> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      const pl::Location x = ours.mapping[a], y = ours.mapping[b];
-      return x.host != y.host ? x.host < y.host : x.core < y.core;
-    });
-    std::vector<int> key(n);
-    for (int position = 0; position < n; ++position) key[order[position]] = position;
-    std::string text = "# rank key (MPI_Comm_split(comm, 0, key, &reordered))\n";
-    for (int r = 0; r < n; ++r) text += std::to_string(r) + " " + std::to_string(key[r]) + "\n";
-    if (int status = write_output(o.keys, text)) return status;
+    if (int status = write_output(o.keys, keys_text(p.ours.mapping))) return status;
     std::cout << "reordering keys: " << o.keys << '\n';
   }
   return 0;
+}
+
+int run_place(const PlaceOptions& o) {
+  const Dumps dumps = read_inputs(o.inputs);
+  const Selection selection = Selection::of(o.category);
+  const pl::Affinity affinity = affinity_of(dumps.matrix, selection);
+  const int n = affinity.size();
+  const Machine machine = o.hostfile.empty() ? one_host(o) : cluster_from_hostfile(o);
+  check_fits(machine, o, n);
+  Placements p;
+  p.references = references_of(machine, o, n);
+  pl::PlacementOptions options;
+  if (n > 4096) options.progress = [](const std::string& stage) { std::cerr << "place: " << stage << "\n"; };
+  p.ours = pl::place(affinity, machine.cluster, p.references, options);
+  // libscotch 7.0.3 crashed (segmentation fault) mapping 100 000 processes onto 3125 hosts,
+  // and takes about 10 s for 8000: a comparison row is not worth either.
+  constexpr int kScotchLimit = 10000;
+  p.scotch_why_not = "not run above " + std::to_string(kScotchLimit) + " processes";
+  if (n <= kScotchLimit) p.scotch = pl::scotch_placement(affinity, machine.cluster, &p.scotch_why_not);
+
+  print_header(machine, o, n, selection);
+  print_comparison(machine, affinity, p);
+  print_mapping(machine.cluster, p.ours.mapping);
+  return write_outputs(o, machine.cluster, p);
 }
 
 }  // namespace
