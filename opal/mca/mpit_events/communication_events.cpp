@@ -22,12 +22,9 @@ std::string names(const char* with_trailing_comma) {
   return s;
 }
 
-void register_all() {
-  const int pml =
-      register_ordered_source("mpimon_pml", "mpimon point-to-point layer (after collectives are decomposed)");
-  const int coll = register_ordered_source("mpimon_coll", "mpimon collective layer");
-  const int osc = register_ordered_source("mpimon_osc", "mpimon one-sided layer");
-
+// One function per layer; the order of registration is the order of the indices tools see
+// (sources pml, coll, osc, then their types, then io's source and types): kept as it was.
+void register_pml_types(int pml) {
   static const mpimon_event_element pml_elements[] = {
       {"comm_id", MPI_INT, offsetof(mpimon_pml_event, comm_id)},
       {"peer", MPI_INT, offsetof(mpimon_pml_event, peer)},
@@ -48,7 +45,9 @@ void register_all() {
                       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
   register_event_type(MPIMON_EVENT_PML_RECV_COMPLETED, "a receive completed: actual source, tag and received bytes",
                       MPI_T_BIND_MPI_COMM, pml, pml_elements, n_pml, sizeof(mpimon_pml_event), nullptr);
+}
 
+void register_coll_types(int coll) {
   static const std::string coll_kinds = names(MPIMON_COLL_KINDS(MPIMON_NAME_ITEM));
   static const char* const coll_info[] = {"mpimon_enum_kind", coll_kinds.c_str(), nullptr};
   static const mpimon_event_element coll_elements[] = {
@@ -64,7 +63,9 @@ void register_all() {
   register_event_type(MPIMON_EVENT_COLL_END,
                       "a collective completed (blocking: returned; nonblocking: its request completed)",
                       MPI_T_BIND_MPI_COMM, coll, coll_elements, n_coll, sizeof(mpimon_coll_event), coll_info);
+}
 
+void register_osc_types(int osc) {
   static const std::string op_kinds = names(MPIMON_OSC_OP_KINDS(MPIMON_NAME_ITEM));
   static const char* const op_info[] = {"mpimon_enum_kind", op_kinds.c_str(), nullptr};
   static const mpimon_event_element op_elements[] = {
@@ -108,7 +109,9 @@ void register_all() {
       "`culprit` in the pattern `pattern`",
       MPI_T_BIND_MPI_WIN, osc, wait_elements, sizeof wait_elements / sizeof wait_elements[0],
       sizeof(mpimon_osc_wait_event), wait_info);
+}
 
+void register_io_source_and_types() {
   const int io = register_ordered_source("mpimon_io", "mpimon MPI-IO layer");
   static const std::string io_kinds = names(MPIMON_IO_ACCESS_KINDS_C(MPIMON_NAME_ITEM));
   static const std::string io_calls = names(MPIMON_IO_CALLS(MPIMON_NAME_ITEM));
@@ -138,6 +141,17 @@ void register_all() {
                       "ompio handed an operation to the file's fbtl (what reached the file-system layer; ompio only)",
                       MPI_T_BIND_MPI_FILE, io, fs_elements, sizeof fs_elements / sizeof fs_elements[0],
                       sizeof(mpimon_io_fs_event), nullptr);
+}
+
+void register_all() {
+  const int pml =
+      register_ordered_source("mpimon_pml", "mpimon point-to-point layer (after collectives are decomposed)");
+  const int coll = register_ordered_source("mpimon_coll", "mpimon collective layer");
+  const int osc = register_ordered_source("mpimon_osc", "mpimon one-sided layer");
+  register_pml_types(pml);
+  register_coll_types(coll);
+  register_osc_types(osc);
+  register_io_source_and_types();
 }
 
 }  // namespace
