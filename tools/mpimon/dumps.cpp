@@ -1,17 +1,16 @@
 #include "dumps.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <unordered_map>
 
-#include "analyses/window_sync.h"  // sync_kind_name
 #include "readers/job_reader.h"
 #include "readers/prof_reader.h"
+#include "readers/text_fields.h"
+#include "readers/traffic_annotations_reader.h"
 
 namespace mpimon::tools {
 
@@ -38,8 +37,7 @@ bool all_digits(std::string_view s) {
 // A non-negative number of at most 10 digits up to `limit`, or -1.
 int64_t small_number(std::string_view digits, int64_t limit) {
   if (!all_digits(digits) || digits.size() > 10) return -1;
-  int64_t value = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const int64_t value = *parse_number<int64_t>(digits);  // 10 digits always fit
   return value <= limit ? value : -1;
 }
 
@@ -191,10 +189,6 @@ std::string load_dump_file(const std::string& path) { return read_dump_text(path
 
 namespace {
 
-[[noreturn]] void fail_at(const std::string& file, size_t line, const std::string& expected) {
-  throw FormatError(file + ":" + std::to_string(line) + ": expected " + expected);
-}
-
 // A record's counts: below the tools' limit; no bytes without a message. False: no
 // traffic at all (0 messages, 0 bytes), nothing to add.
 bool check_counts(const std::string& file, size_t line, uint64_t messages, uint64_t bytes) {
@@ -204,78 +198,33 @@ bool check_counts(const std::string& file, size_t line, uint64_t messages, uint6
   return messages > 0;
 }
 
-bool is_sync_kind(std::string_view kind) {
-  for (int k = 0; k < kSyncKindCount; ++k)
-    if (kind == sync_kind_name(static_cast<SyncKind>(k))) return true;
-  return false;
-}
-
-uint64_t count_field(const JobAnnotation& a, size_t i, const std::string& file, const char* what) {
-  const std::string& f = a.fields[i];
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
-  if (ec != std::errc{} || end != f.data() + f.size() || f.empty() || value >= kCountLimit)
-    fail_at(file, a.line, std::string(what) + " (a count below 2^60), found '" + f + "'");
-  return value;
-}
-
-// An annotation's rank field, checked against the world size once the header is known.
+// An annotation's rank, checked against the world size once the header is known.
 struct PendingRank {
   int64_t rank;
   size_t line;
 };
 
-int64_t rank_field(const JobAnnotation& a, size_t i, const std::string& file) {
-  const std::string& f = a.fields[i];
-  int32_t rank = -1;
-  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), rank);
-  if (ec != std::errc{} || end != f.data() + f.size() || rank < 0) fail_at(file, a.line, "a rank, found '" + f + "'");
-  return rank;
-}
-
-double seconds_field(const std::string& f, const std::string& file, size_t line) {
-  double value = -1;
-  auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
-  if (ec != std::errc{} || end != f.data() + f.size() || !std::isfinite(value) || value < 0)
-    fail_at(file, line, "a number of seconds >= 0, found '" + f + "'");
-  return value;
-}
-
-// The annotations the tools read (collectives, window_sync) become rows; other keywords
-// are kept as written for the report's sections (docs/formats.md: readers ignore what they
-// do not know). Returns the annotation's rank, or -1 for other keywords.
+// The annotations the tools read (collectives, window_sync: readers/traffic_annotations_reader.h)
+// become rows; other keywords are kept as written for the report's sections (docs/formats.md:
+// readers ignore what they do not know). Returns the annotation's rank, or -1 for other keywords.
 int64_t read_annotation(Dumps& dumps, JobAnnotation&& a, const std::string& file, bool keep) {
-  auto expect_fields = [&](size_t n) {
-    if (a.fields.size() != n)
-      fail_at(file, a.line,
-              std::to_string(n) + " fields after '" + a.keyword + "', found " + std::to_string(a.fields.size()));
-  };
   if (a.keyword == "collectives") {
-    expect_fields(8);
+    const CollectivesLine line = read_collectives_line(a, file);
     CollectiveRow row;
-    const int64_t rank = rank_field(a, 0, file);
-    row.rank = static_cast<int32_t>(rank);
-    row.communicator = unescape_name(a.fields[1]);
+    row.rank = line.rank;
+    row.communicator = line.communicator;
     bool any = false;
     for (int c = 0; c < 3; ++c) {
-      row.classes[c].messages = count_field(a, 2 + 2 * c, file, "a call count");
-      row.classes[c].bytes = count_field(a, 3 + 2 * c, file, "a byte count");
-      any = any || row.classes[c].messages > 0;
+      row.classes[c] = {line.calls[c], line.bytes[c]};
+      any = any || line.calls[c] > 0;
     }
     if (keep && any) dumps.collectives.push_back(std::move(row));
-    return rank;
+    return line.rank;
   }
   if (a.keyword == "window_sync") {
-    expect_fields(5);
-    WindowSyncRow row;
-    const int64_t rank = rank_field(a, 0, file);
-    row.rank = static_cast<int32_t>(rank);
-    row.window = unescape_name(a.fields[1]);
-    if (!is_sync_kind(a.fields[2])) fail_at(file, a.line, "a synchronisation kind, found '" + a.fields[2] + "'");
-    row.kind = a.fields[2];
-    row.calls = count_field(a, 3, file, "a call count");
-    row.seconds = seconds_field(a.fields[4], file, a.line);
-    if (keep) dumps.window_syncs.push_back(std::move(row));
+    WindowSyncLine line = read_window_sync_line(a, file);
+    const int32_t rank = line.rank;
+    if (keep) dumps.window_syncs.push_back(std::move(line));
     return rank;
   }
   if (keep) dumps.annotations.push_back(std::move(a));

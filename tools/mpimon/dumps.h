@@ -15,6 +15,7 @@
 #include "readers/io_reader.h"
 #include "readers/job_reader.h"
 #include "readers/prof_reader.h"
+#include "readers/traffic_annotations_reader.h"
 #include "traffic_matrix.h"
 
 namespace mpimon::tools {
@@ -47,13 +48,7 @@ struct CollectiveRow {
 
 // One rank's synchronisation calls of one kind on one window (job file `window_sync`
 // annotations, .prof "# SYNC" lines).
-struct WindowSyncRow {
-  int32_t rank = 0;
-  std::string window;  // unescaped
-  std::string kind;
-  uint64_t calls = 0;
-  double seconds = 0;  // finite, >= 0
-};
+using WindowSyncRow = WindowSyncLine;
 
 struct Dumps {
   std::vector<std::string> files;

@@ -3,11 +3,10 @@
 #include "formats/job_format.h"  // unescape_name
 #include "readers/format_error.h"
 #include "readers/job_reader.h"  // JobAnnotation
+#include "readers/text_fields.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
+#include <optional>
 
 namespace mpimon::mpi_io {
 
@@ -36,9 +35,7 @@ class Line {
 
   Dialect dialect() const { return dialect_; }
   int32_t world_size() const { return world_size_; }
-  [[noreturn]] void fail(const std::string& expected) const {
-    throw FormatError(std::string(source_) + ":" + std::to_string(line_no_) + ": expected " + expected);
-  }
+  [[noreturn]] void fail(const std::string& expected) const { fail_at(source_, line_no_, expected); }
   size_t size() const { return fields_.size(); }
   void expect_size(size_t n, const char* form) const {
     if (fields_.size() != n)
@@ -137,21 +134,17 @@ class Line {
     return f.substr(0, space);
   }
   uint64_t count_text(std::string_view text, const char* what) const {
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
-      fail(std::string(what) + ", found '" + std::string(text) + "'");
-    if (value >= kCountLimit) fail(std::string(what) + " below 2^60, found " + std::string(text));
-    return value;
+    const std::optional<uint64_t> value = parse_number<uint64_t>(text);
+    if (!value) fail(std::string(what) + ", found '" + std::string(text) + "'");
+    if (*value >= kCountLimit) fail(std::string(what) + " below 2^60, found " + std::string(text));
+    return *value;
   }
+  // Plain decimal notation only: no exponent, no inf or nan (parse_number takes them).
   double seconds_text(std::string_view text) const {
-    const std::string s(text);
-    char* end = nullptr;
-    const double value = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(value) || value < 0 || s.front() == '+' ||
-        s.find_first_of("xXeEnN") != std::string::npos)
-      fail("seconds (a non-negative decimal number), found '" + s + "'");
-    return value;
+    const std::optional<double> value = parse_number<double>(text);
+    if (!value || *value < 0 || text.find_first_of("xXeEnN") != std::string_view::npos)
+      fail("seconds (a non-negative decimal number), found '" + std::string(text) + "'");
+    return *value;
   }
 
   Dialect dialect_;

@@ -2,63 +2,36 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
+
+#include "readers/text_fields.h"
 
 namespace mpimon {
 
 namespace {
 
-class LineParser {
- public:
-  LineParser(std::string_view line, std::string_view source, size_t line_no)
-      : rest_(line), source_(source), line_no_(line_no) {}
+// .prof fields are tab-separated (an empty field between two tabs is a field).
+FieldCursor prof_fields(std::string_view line, std::string_view source, size_t line_no) {
+  return FieldCursor(line, source, line_no, {FieldCursor::Separator::tab});
+}
 
-  [[noreturn]] void fail(const std::string& expected) const {
-    throw FormatError(std::string(source_) + ":" + std::to_string(line_no_) + ": expected " + expected);
-  }
-  std::string_view field(const char* what) {
-    if (rest_.empty()) fail(std::string(what) + ", found end of line");
-    const size_t tab = rest_.find('\t');
-    std::string_view f = rest_.substr(0, tab);
-    rest_ = tab == std::string_view::npos ? std::string_view{} : rest_.substr(tab + 1);
-    return f;
-  }
-  template <typename Int>
-  Int number(std::string_view text, const char* what) {
-    Int value{};
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size())
-      fail(std::string(what) + ", found '" + std::string(text) + "'");
-    return value;
-  }
-  // "<n> <suffix>"
-  uint64_t number_with_suffix(std::string_view suffix, const char* what) {
-    std::string_view f = field(what);
-    if (f.size() <= suffix.size() + 1 || f.substr(f.size() - suffix.size()) != suffix ||
-        f[f.size() - suffix.size() - 1] != ' ')
-      fail(std::string(what) + " ('<number> " + std::string(suffix) + "'), found '" + std::string(f) + "'");
-    return number<uint64_t>(f.substr(0, f.size() - suffix.size() - 1), what);
-  }
-  bool at_end() const { return rest_.empty(); }
-
- private:
-  std::string_view rest_;
-  std::string_view source_;
-  size_t line_no_;
-};
-
-}  // namespace
-
-namespace {
+// "<n> <suffix>"
+uint64_t number_with_suffix(FieldCursor& p, std::string_view suffix, const char* what) {
+  std::string_view f = p.next(what);
+  if (f.size() <= suffix.size() + 1 || f.substr(f.size() - suffix.size()) != suffix ||
+      f[f.size() - suffix.size() - 1] != ' ')
+    p.fail(std::string(what) + " ('<number> " + std::string(suffix) + "'), found '" + std::string(f) + "'");
+  return p.number<uint64_t>(f.substr(0, f.size() - suffix.size() - 1), what);
+}
 
 // Rank fields: MPI sizes are `int`, so the highest rank is INT_MAX - 1.
-int32_t rank_field(LineParser& p, const char* what) {
-  const int32_t rank = p.number<int32_t>(p.field(what), what);
+int32_t rank_field(FieldCursor& p, const char* what) {
+  const int32_t rank = p.number<int32_t>(what);
   if (rank < 0 || rank > 2147483646) p.fail(std::string(what) + " in [0, 2147483646], found " + std::to_string(rank));
   return rank;
 }
@@ -88,35 +61,36 @@ bool is_record_kind(std::string_view kind) {
 int class_index(std::string_view kind) { return kind == "O2A" ? 0 : kind == "A2O" ? 1 : kind == "A2A" ? 2 : -1; }
 
 // "# SYNC\t<me>\t<window>\t<kind>\t<n> calls\t<seconds> s"
-ProfSync parse_sync(LineParser& p, size_t line_no) {
+ProfSync parse_sync(FieldCursor& p, size_t line_no) {
   ProfSync s;
   s.line = line_no;
-  p.field("'# SYNC'");
+  p.next("'# SYNC'");
   s.me = rank_field(p, "the rank");
-  s.window = p.field("a window name");
-  s.kind = p.field("a synchronisation kind");
-  s.calls = p.number_with_suffix("calls", "a call count");
-  const std::string_view seconds = p.field("seconds ('<number> s')");
+  s.window = p.next("a window name");
+  s.kind = p.next("a synchronisation kind");
+  s.calls = number_with_suffix(p, "calls", "a call count");
+  const std::string_view seconds = p.next("seconds ('<number> s')");
   if (seconds.size() < 3 || seconds.substr(seconds.size() - 2) != " s") p.fail("seconds ('<number> s')");
   const std::string_view number = seconds.substr(0, seconds.size() - 2);
-  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), s.seconds);
-  if (ec != std::errc{} || end != number.data() + number.size() || !(s.seconds >= 0) || s.seconds > 1e300)
+  const std::optional<double> value = parse_number<double>(number);
+  if (!value || !(*value >= 0) || *value > 1e300)
     p.fail("a number of seconds >= 0, found '" + std::string(number) + "'");
+  s.seconds = *value;
   if (!p.at_end()) p.fail("end of line after the seconds");
   return s;
 }
 
 // The fields after the kind of an E, I, S, R, C or "# F" line.
-ProfLine parse_record_line(LineParser& p, char kind, size_t line_no) {
+ProfLine parse_record_line(FieldCursor& p, char kind, size_t line_no) {
   ProfLine l;
   l.kind = kind;
   l.line = line_no;
   l.me = rank_field(p, "the sender's rank");
   l.peer = rank_field(p, "the peer's rank");
-  l.bytes = p.number_with_suffix("bytes", "a byte count");
-  l.messages = p.number_with_suffix("msgs sent", "a message count");
+  l.bytes = number_with_suffix(p, "bytes", "a byte count");
+  l.messages = number_with_suffix(p, "msgs sent", "a message count");
   if (!p.at_end()) {
-    std::string_view h = p.field("a histogram");
+    std::string_view h = p.next("a histogram");
     int bucket = 0;
     while (true) {
       const size_t comma = h.find(',');
@@ -133,21 +107,87 @@ ProfLine parse_record_line(LineParser& p, char kind, size_t line_no) {
   return l;
 }
 
+// The D blocks the class lines fill, per source: a tagged capture interleaves the ranks'
+// lines, and the tag tells whose they are. An untagged capture (mpirun's plain stdout)
+// interleaves them too, so there a class line goes to the open block its rank already
+// fills, else to the newest block nobody fills yet: each rank prints its D line before its
+// class lines, and D lines of one communicator are the same text on every rank.
+struct Block {
+  size_t index = 0;
+  bool classes[3] = {};
+};
+using OpenBlocks = std::map<std::string_view, std::vector<Block>>;
+
+// A '#' line: a section title, "# SYNC", "# F", or one of the MPI-IO lines.
+void read_comment_line(std::string_view line, std::string_view source, size_t line_no, ProfFile& file) {
+  if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES" || line == "# MPI-IO")
+    file.has_monitoring_output = true;
+  if (line.substr(0, 7) == "# SYNC\t") {
+    FieldCursor p = prof_fields(line, source, line_no);
+    file.syncs.push_back(parse_sync(p, line_no));
+  } else if (line.substr(0, 4) == "# F\t") {
+    FieldCursor p = prof_fields(line.substr(2), source, line_no);
+    p.next("a line kind");
+    file.lines.push_back(parse_record_line(p, 'F', line_no));
+  } else {
+    file.io.add_prof_line(line, source, line_no);
+  }
+}
+
+// "D\t<name>\tprocs: <world ranks>": a communicator block opens (its rank is the class lines').
+ProfCommunicator parse_communicator(FieldCursor& p, size_t line_no) {
+  ProfCommunicator c;
+  c.line = line_no;
+  c.name = p.next("a communicator name");
+  const std::string_view procs = p.next("'procs: <world ranks>'");
+  if (procs.substr(0, 7) != "procs: ") p.fail("'procs: <world ranks>', found '" + std::string(procs) + "'");
+  for (std::string_view list = procs.substr(7); !list.empty();) {
+    const size_t comma = list.find(',');
+    const int32_t member = p.number<int32_t>(list.substr(0, comma), "a world rank");
+    if (member < 0 || member > 2147483646) p.fail("world ranks in [0, 2147483646]");
+    ++c.members;
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  if (!p.at_end()) p.fail("end of line after the members");
+  return c;
+}
+
+// "<O2A|A2O|A2A>\t<rank>\t<n> bytes\t<n> msgs sent": class k of the block it belongs to.
+void read_class_line(FieldCursor& p, std::string_view kind, int k, std::vector<Block>& open, ProfFile& file) {
+  if (open.empty()) p.fail("a D line before " + std::string(kind));
+  const int32_t me = rank_field(p, "the rank");
+  Block* target = &open.back();
+  if (open.size() > 1) {  // untagged capture: find the block this rank fills
+    Block* mine = nullptr;
+    Block* unclaimed = nullptr;
+    for (Block& b : open) {
+      const int32_t owner = file.communicators[b.index].me;
+      if (owner == me && !b.classes[k]) mine = &b;
+      if (owner < 0) unclaimed = &b;
+    }
+    if (mine != nullptr)
+      target = mine;
+    else if (unclaimed != nullptr)
+      target = unclaimed;
+  }
+  ProfCommunicator& block = file.communicators[target->index];
+  if (target->classes[k]) p.fail("one " + std::string(kind) + " line per D line");
+  if (block.me >= 0 && block.me != me) p.fail("rank " + std::to_string(block.me) + " as on the lines before");
+  block.me = me;
+  block.bytes[k] = number_with_suffix(p, "bytes", "a byte count");
+  block.calls[k] = number_with_suffix(p, "msgs sent", "a call count");
+  if (!p.at_end()) p.fail("end of line after the call count");
+  target->classes[k] = true;
+  if (target->classes[0] && target->classes[1] && target->classes[2] && open.size() > 1)
+    open.erase(open.begin() + (target - open.data()));  // complete: no later line belongs to it
+}
+
 }  // namespace
 
 ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput input) {
   ProfFile file;
   size_t line_no = 0;
-  // The D blocks the class lines fill, per source: a tagged capture interleaves the ranks'
-  // lines, and the tag tells whose they are. An untagged capture (mpirun's plain stdout)
-  // interleaves them too, so there a class line goes to the open block its rank already
-  // fills, else to the newest block nobody fills yet: each rank prints its D line before its
-  // class lines, and D lines of one communicator are the same text on every rank.
-  struct Block {
-    size_t index = 0;
-    bool classes[3] = {};
-  };
-  std::map<std::string_view, std::vector<Block>> open_blocks;
+  OpenBlocks open_blocks;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
@@ -158,18 +198,7 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
     if (input == ProfInput::capture) std::tie(tag, line) = split_tag(line);
     if (line.empty()) continue;
     if (line[0] == '#') {
-      if (line == "# POINT TO POINT" || line == "# OSC" || line == "# COLLECTIVES" || line == "# MPI-IO")
-        file.has_monitoring_output = true;
-      if (line.substr(0, 7) == "# SYNC\t") {
-        LineParser p(line, source, line_no);
-        file.syncs.push_back(parse_sync(p, line_no));
-      } else if (line.substr(0, 4) == "# F\t") {
-        LineParser p(line.substr(2), source, line_no);
-        p.field("a line kind");
-        file.lines.push_back(parse_record_line(p, 'F', line_no));
-      } else {
-        file.io.add_prof_line(line, source, line_no);
-      }
+      read_comment_line(line, source, line_no, file);
       continue;
     }
     const std::string_view kind = line.substr(0, line.find('\t'));
@@ -178,61 +207,20 @@ ProfFile parse_prof(std::string_view text, std::string_view source, ProfInput in
       if (file.foreign_lines++ == 0) file.first_foreign_line = line_no;
       continue;
     }
-    LineParser p(line, source, line_no);
-    p.field("a line kind");
+    FieldCursor p = prof_fields(line, source, line_no);
+    p.next("a line kind");
     if (!known) p.fail("a line kind (E, I, S, R, C, D, O2A, A2O, A2A or '#'), found '" + std::string(kind) + "'");
     file.has_monitoring_output = true;
     if (kind == "D") {
-      ProfCommunicator c;
-      c.line = line_no;
-      c.name = p.field("a communicator name");
-      const std::string_view procs = p.field("'procs: <world ranks>'");
-      if (procs.substr(0, 7) != "procs: ") p.fail("'procs: <world ranks>', found '" + std::string(procs) + "'");
-      for (std::string_view list = procs.substr(7); !list.empty();) {
-        const size_t comma = list.find(',');
-        const int32_t member = p.number<int32_t>(list.substr(0, comma), "a world rank");
-        if (member < 0 || member > 2147483646) p.fail("world ranks in [0, 2147483646]");
-        ++c.members;
-        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-      }
-      if (!p.at_end()) p.fail("end of line after the members");
-      file.communicators.push_back(std::move(c));
+      file.communicators.push_back(parse_communicator(p, line_no));
       std::vector<Block>& open = open_blocks[tag];
       if (input != ProfInput::capture || !tag.empty()) open.clear();  // one source: only the newest D is open
       open.push_back(Block{file.communicators.size() - 1});
-      continue;
+    } else if (const int k = class_index(kind); k >= 0) {
+      read_class_line(p, kind, k, open_blocks[tag], file);
+    } else {
+      file.lines.push_back(parse_record_line(p, kind[0], line_no));
     }
-    if (const int k = class_index(kind); k >= 0) {
-      std::vector<Block>& open = open_blocks[tag];
-      if (open.empty()) p.fail("a D line before " + std::string(kind));
-      const int32_t me = rank_field(p, "the rank");
-      Block* target = &open.back();
-      if (open.size() > 1) {  // untagged capture: find the block this rank fills
-        Block* mine = nullptr;
-        Block* unclaimed = nullptr;
-        for (Block& b : open) {
-          const int32_t owner = file.communicators[b.index].me;
-          if (owner == me && !b.classes[k]) mine = &b;
-          if (owner < 0) unclaimed = &b;
-        }
-        if (mine != nullptr)
-          target = mine;
-        else if (unclaimed != nullptr)
-          target = unclaimed;
-      }
-      ProfCommunicator& block = file.communicators[target->index];
-      if (target->classes[k]) p.fail("one " + std::string(kind) + " line per D line");
-      if (block.me >= 0 && block.me != me) p.fail("rank " + std::to_string(block.me) + " as on the lines before");
-      block.me = me;
-      block.bytes[k] = p.number_with_suffix("bytes", "a byte count");
-      block.calls[k] = p.number_with_suffix("msgs sent", "a call count");
-      if (!p.at_end()) p.fail("end of line after the call count");
-      target->classes[k] = true;
-      if (target->classes[0] && target->classes[1] && target->classes[2] && open.size() > 1)
-        open.erase(open.begin() + (target - open.data()));  // complete: no later line belongs to it
-      continue;
-    }
-    file.lines.push_back(parse_record_line(p, kind[0], line_no));
   }
   return file;
 }

@@ -1,32 +1,30 @@
 #include "readers/wait_annotations_reader.h"
 
-#include <charconv>
 #include <cmath>
+#include <optional>
+
+#include "readers/text_fields.h"
 
 namespace mpimon::wait_states {
 
 namespace {
 
 [[noreturn]] void malformed(std::string_view file, const JobAnnotation& a, const std::string& expected) {
-  throw FormatError(std::string(file) + ":" + std::to_string(a.line) + ": expected " + expected);
+  fail_at(file, a.line, expected);
 }
 
 template <typename T>
-bool parse_integer(const std::string& text, T& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc{} && end == text.data() + text.size();
+bool parse_field(const std::string& text, T& value) {
+  const std::optional<T> parsed = parse_number<T>(text);
+  if (parsed) value = *parsed;
+  return parsed.has_value();
 }
-
-constexpr uint64_t kCountLimit = uint64_t{1} << 60;  // as the tools' readers
 
 bool parse_rank(const std::string& text, int32_t world_size, int32_t& rank) {
-  return parse_integer(text, rank) && rank >= 0 && (world_size <= 0 || rank < world_size);
+  return parse_field(text, rank) && rank >= 0 && (world_size <= 0 || rank < world_size);
 }
 
-bool parse_seconds(const std::string& text, double& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc{} && end == text.data() + text.size() && std::isfinite(value);
-}
+bool parse_seconds(const std::string& text, double& value) { return parse_field(text, value) && std::isfinite(value); }
 
 }  // namespace
 
@@ -41,7 +39,7 @@ WaitAnnotations read_wait_annotations(const std::vector<JobAnnotation>& annotati
       WaitStateLine l;
       const auto pattern = f.size() == 6 ? pattern_of(f[2]) : std::nullopt;
       if (f.size() != 6 || !parse_rank(f[0], world_size, l.waiter) || !pattern ||
-          !parse_rank(f[3], world_size, l.culprit) || !parse_integer(f[4], l.count) || l.count >= kCountLimit ||
+          !parse_rank(f[3], world_size, l.culprit) || !parse_field(f[4], l.count) || l.count >= kCountLimit ||
           !parse_seconds(f[5], l.seconds) || l.seconds < 0)
         malformed(file_name, a,
                   "'wait_state <waiter rank> <window> <pattern> <culprit rank> <count> <seconds>' with " + ranks +
@@ -54,7 +52,7 @@ WaitAnnotations read_wait_annotations(const std::vector<JobAnnotation>& annotati
       WaitWindowLine l;
       double drift = 0;
       if (f.size() != 7 || !parse_rank(f[0], world_size, l.rank) || !parse_seconds(f[2], l.rma_seconds) ||
-          l.rma_seconds < 0 || !parse_integer(f[3], l.unmatched) || l.unmatched >= kCountLimit ||
+          l.rma_seconds < 0 || !parse_field(f[3], l.unmatched) || l.unmatched >= kCountLimit ||
           !parse_seconds(f[4], l.clock_offset) || (f[5] != "-" && !parse_seconds(f[5], drift)) ||
           !parse_seconds(f[6], l.clock_uncertainty) || l.clock_uncertainty < 0)
         malformed(file_name, a,
