@@ -1,45 +1,20 @@
 #include "readers/job_reader.h"
 
-#include <charconv>
 #include <functional>
 #include <unordered_map>
 
 #include "formats/checksum.h"
 #include "readers/prof_reader.h"  // read_dump_text
+#include "readers/text_fields.h"
 
 namespace mpimon {
 
 namespace {
 
-struct Cursor {
-  std::string_view line;
-  std::string_view source;
-  size_t line_no;
-
-  [[noreturn]] void fail(const std::string& expected) const {
-    throw FormatError(std::string(source) + ":" + std::to_string(line_no) + ": expected " + expected);
-  }
-  std::string_view word(const char* what) {
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (line.empty()) fail(std::string(what) + ", found end of line");
-    const size_t end = std::min(line.find(' '), line.size());
-    std::string_view w = line.substr(0, end);
-    line.remove_prefix(end);
-    return w;
-  }
-  template <typename Int>
-  Int number(std::string_view text, const char* what) const {
-    Int value{};
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size() || text.empty())
-      fail(std::string(what) + ", found '" + std::string(text) + "'");
-    return value;
-  }
-  void end() {
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (!line.empty()) fail("end of line, found '" + std::string(line) + "'");
-  }
-};
+// A job file's fields are separated by runs of spaces.
+FieldCursor job_fields(std::string_view line, std::string_view source, size_t line_no) {
+  return FieldCursor(line, source, line_no, {FieldCursor::Separator::spaces});
+}
 
 // Version 2's integrity trailer, checked while reading: every rank's block ends with
 // `checksum <rank> <bytes> <crc32c>` covering the block's bytes before that line, ranks
@@ -48,11 +23,11 @@ class IntegrityCheck {
  public:
   IntegrityCheck(std::string_view source) : source_(source) {}
 
-  void checksum_line(Cursor& c, uint64_t offset, int world_size) {
+  void checksum_line(FieldCursor& c, uint64_t offset, int world_size) {
     if (ended_) c.fail("nothing after the 'eof' line (" + kCorrupted + ")");
-    const int32_t rank = c.number<int32_t>(c.word("a rank"), "a rank");
-    const uint64_t bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
-    const std::string_view crc = c.word("a CRC-32C (8 hex digits)");
+    const int32_t rank = c.number<int32_t>("a rank");
+    const uint64_t bytes = c.number<uint64_t>("a byte count");
+    const std::string_view crc = c.next("a CRC-32C (8 hex digits)");
     c.end();
     if (rank != next_rank_ || rank >= world_size)
       c.fail("the checksum of rank " + std::to_string(next_rank_) + " (" + kCorrupted + "), found rank " +
@@ -65,9 +40,9 @@ class IntegrityCheck {
              "), found '" + std::string(crc) + "'");
     ++next_rank_;
   }
-  void end_line(Cursor& c, uint64_t offset, int world_size) {
+  void end_line(FieldCursor& c, uint64_t offset, int world_size) {
     if (ended_) c.fail("one 'eof' line (" + kCorrupted + ")");
-    const uint64_t bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
+    const uint64_t bytes = c.number<uint64_t>("a byte count");
     c.end();
     if (next_rank_ != world_size)
       c.fail("the checksums of " + std::to_string(world_size) + " ranks before 'eof' (" + kCorrupted + "), found " +
@@ -103,14 +78,105 @@ class IntegrityCheck {
 
 }  // namespace
 
+namespace {
+
+// The header, line by line until `records`.
+struct HeaderLines {
+  JobHeader header;
+  int version = 0;
+  bool have_size = false;
+  bool in_records = false;
+
+  void read(FieldCursor& c) {
+    const std::string_view key = c.next("a header key");
+    if (key == "format") {
+      if (c.next("the format name") != "mpimon-job") c.fail("format 'mpimon-job'");
+      version = c.number<int>("a format version");
+      if (version < 1 || version > kJobFormatVersion)
+        c.fail("format version 1 to " + std::to_string(kJobFormatVersion) + ", found " + std::to_string(version));
+    } else if (key == "world_size") {
+      header.world_size = c.number<int>("the world size");
+      if (header.world_size <= 0) c.fail("a positive world size");
+      have_size = true;
+    } else if (key == "enable_level") {
+      header.enable_level = c.number<int>("the enable level");
+    } else if (key == "open_mpi") {
+      header.open_mpi_version = c.next("an Open MPI version");
+    } else if (key == "start") {
+      header.start_time = c.next("a start time");
+    } else if (key == "end") {
+      header.end_time = c.next("an end time");
+    } else if (key == "records") {
+      if (version == 0) c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
+      if (!have_size) c.fail("a 'world_size' line before 'records'");
+      in_records = true;
+    } else {
+      c.fail("a header key (format, world_size, enable_level, open_mpi, start, end, records), found '" +
+             std::string(key) + "'");
+    }
+    if (key != "records") c.end();
+  }
+};
+
+// An annotation line: a lower-case keyword, then fields. Version 2's `communicator` lines
+// give one member list per identity (analyses/communicator_classes.h): a clash of the
+// 64-bit hash, or a damaged file, is refused rather than mixing two communicators.
+JobAnnotation read_annotation(FieldCursor& c, size_t line_no, int version,
+                              std::unordered_map<std::string, uint64_t>& communicator_members) {
+  JobAnnotation a;
+  a.line = line_no;
+  a.keyword = std::string(c.next("a keyword"));
+  while (!c.at_end()) a.fields.emplace_back(c.next("a field"));
+  if (version >= 2 && a.keyword == "communicator") {
+    if (a.fields.size() != 3) c.fail("'communicator <identity> <name> <world ranks>'");
+    const uint64_t members = fnv1a64(a.fields[2]);
+    const auto [it, added] = communicator_members.try_emplace(a.fields[0], members);
+    if (!added && it->second != members)
+      c.fail("one member list per communicator identity, found a second one for " + a.fields[0]);
+  }
+  return a;
+}
+
+// "<source> <destination> <category> <messages> <bytes> <bucket>:<count>,...".
+JobRecord read_record(FieldCursor& c, size_t line_no, int world_size) {
+  JobRecord r;
+  r.line = line_no;
+  r.source = c.number<int32_t>("a source rank");
+  r.destination = c.number<int32_t>("a destination rank");
+  if (r.source < 0 || r.source >= world_size || r.destination < 0 || r.destination >= world_size)
+    c.fail("ranks in [0, " + std::to_string(world_size) + ")");
+  const std::string_view category = c.next("a category");
+  // io_shuffle came with version 3; it is read in any version (the time series' sums
+  // are made in memory as version 1: no trailer), older writers never wrote it.
+  if (!parse_category(category, r.category))
+    c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" + std::string(category) +
+           "'");
+  r.counters.messages = c.number<uint64_t>("a message count");
+  r.counters.bytes = c.number<uint64_t>("a byte count");
+  uint64_t total = 0;
+  c.for_each_histogram_item(c.next("a histogram (<bucket>:<count>,...)"), [&](int bucket, std::string_view count_text) {
+    if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
+    const uint64_t count = c.number<uint64_t>(count_text, "a histogram count");
+    if (count > r.counters.messages - total)  // also keeps the sum from wrapping around
+      c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found more");
+    r.counters.histogram[bucket] += count;
+    total += count;
+  });
+  if (total != r.counters.messages)
+    c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found " +
+           std::to_string(total));
+  c.end();
+  return r;
+}
+
+}  // namespace
+
 JobHeader for_each_job_record(std::string_view text, std::string_view source,
                               const std::function<void(const JobRecord&)>& on_record,
                               const std::function<void(JobAnnotation&&)>& on_annotation) {
-  JobFile file;  // header only: records and annotations go to the callbacks
+  HeaderLines head;
   size_t line_no = 0;
   uint64_t offset = 0;
-  int version = 0;
-  bool in_records = false, have_size = false;
   IntegrityCheck integrity(source);
   std::unordered_map<std::string, uint64_t> communicator_members;  // identity -> hash of its members
   const uint64_t size = text.size();
@@ -122,113 +188,35 @@ JobHeader for_each_job_record(std::string_view text, std::string_view source,
     const uint64_t line_offset = offset;
     offset += with_newline.size();
     ++line_no;
-    Cursor c{line, source, line_no};
-    if (version >= 2 && in_records && line.rfind("checksum ", 0) == 0) {
-      c.word("checksum");
-      integrity.checksum_line(c, line_offset, file.header.world_size);
+    FieldCursor c = job_fields(line, source, line_no);
+    const bool trailer = head.version >= 2 && head.in_records;
+    if (trailer && line.rfind("checksum ", 0) == 0) {
+      c.next("checksum");
+      integrity.checksum_line(c, line_offset, head.header.world_size);
       integrity.block_ends(offset);
       continue;
     }
-    if (version >= 2 && in_records && line.rfind("eof ", 0) == 0) {
+    if (trailer && line.rfind("eof ", 0) == 0) {
       if (nl == std::string_view::npos) c.fail("a complete 'eof' line (" + IntegrityCheck::kCorrupted + ")");
-      c.word("eof");
-      integrity.end_line(c, line_offset, file.header.world_size);
+      c.next("eof");
+      integrity.end_line(c, line_offset, head.header.world_size);
       continue;
     }
     if (integrity.ended()) c.fail("nothing after the 'eof' line (" + IntegrityCheck::kCorrupted + ")");
     integrity.block_continues(with_newline);
     if (line.empty() || line[0] == '#') continue;
-    if (!in_records) {
-      const std::string_view key = c.word("a header key");
-      if (key == "format") {
-        if (c.word("the format name") != "mpimon-job") c.fail("format 'mpimon-job'");
-        version = c.number<int>(c.word("a format version"), "a format version");
-        if (version < 1 || version > kJobFormatVersion)
-          c.fail("format version 1 to " + std::to_string(kJobFormatVersion) + ", found " + std::to_string(version));
-      } else if (key == "world_size") {
-        file.header.world_size = c.number<int>(c.word("the world size"), "the world size");
-        if (file.header.world_size <= 0) c.fail("a positive world size");
-        have_size = true;
-      } else if (key == "enable_level") {
-        file.header.enable_level = c.number<int>(c.word("the enable level"), "the enable level");
-      } else if (key == "open_mpi") {
-        file.header.open_mpi_version = c.word("an Open MPI version");
-      } else if (key == "start") {
-        file.header.start_time = c.word("a start time");
-      } else if (key == "end") {
-        file.header.end_time = c.word("an end time");
-      } else if (key == "records") {
-        if (version == 0)
-          c.fail("a 'format mpimon-job " + std::to_string(kJobFormatVersion) + "' line before 'records'");
-        if (!have_size) c.fail("a 'world_size' line before 'records'");
-        in_records = true;
-      } else {
-        c.fail("a header key (format, world_size, enable_level, open_mpi, start, end, records), found '" +
-               std::string(key) + "'");
-      }
-      if (key != "records") c.end();
-      continue;
-    }
-    if (line[0] >= 'a' && line[0] <= 'z') {
-      JobAnnotation a;
-      a.line = line_no;
-      a.keyword = std::string(c.word("a keyword"));
-      while (!c.line.empty()) {
-        while (!c.line.empty() && c.line.front() == ' ') c.line.remove_prefix(1);
-        if (!c.line.empty()) a.fields.emplace_back(c.word("a field"));
-      }
-      if (version >= 2 && a.keyword == "communicator") {
-        // One identity, one member list (analyses/communicator_classes.h): a clash of the 64-bit
-        // hash, or a damaged file, is refused rather than mixing two communicators.
-        if (a.fields.size() != 3) c.fail("'communicator <identity> <name> <world ranks>'");
-        const uint64_t members = fnv1a64(a.fields[2]);
-        const auto [it, added] = communicator_members.try_emplace(a.fields[0], members);
-        if (!added && it->second != members)
-          c.fail("one member list per communicator identity, found a second one for " + a.fields[0]);
-      }
+    if (!head.in_records) {
+      head.read(c);
+    } else if (line[0] >= 'a' && line[0] <= 'z') {
+      JobAnnotation a = read_annotation(c, line_no, head.version, communicator_members);
       if (on_annotation) on_annotation(std::move(a));
-      continue;
+    } else {
+      on_record(read_record(c, line_no, head.header.world_size));
     }
-    JobRecord r;
-    r.line = line_no;
-    r.source = c.number<int32_t>(c.word("a source rank"), "a source rank");
-    r.destination = c.number<int32_t>(c.word("a destination rank"), "a destination rank");
-    if (r.source < 0 || r.source >= file.header.world_size || r.destination < 0 ||
-        r.destination >= file.header.world_size)
-      c.fail("ranks in [0, " + std::to_string(file.header.world_size) + ")");
-    const std::string_view category = c.word("a category");
-    // io_shuffle came with version 3; it is read in any version (the time series' sums
-    // are made in memory as version 1: no trailer), older writers never wrote it.
-    if (!parse_category(category, r.category))
-      c.fail("a category (external, internal, coll, osc_sent, osc_recv, io_shuffle), found '" + std::string(category) +
-             "'");
-    r.counters.messages = c.number<uint64_t>(c.word("a message count"), "a message count");
-    r.counters.bytes = c.number<uint64_t>(c.word("a byte count"), "a byte count");
-    std::string_view histogram = c.word("a histogram (<bucket>:<count>,...)");
-    uint64_t total = 0;
-    while (!histogram.empty()) {
-      const size_t comma = std::min(histogram.find(','), histogram.size());
-      const std::string_view item = histogram.substr(0, comma);
-      histogram.remove_prefix(comma == histogram.size() ? comma : comma + 1);
-      const size_t colon = item.find(':');
-      if (colon == std::string_view::npos) c.fail("<bucket>:<count>, found '" + std::string(item) + "'");
-      const int bucket = c.number<int>(item.substr(0, colon), "a histogram bucket");
-      if (bucket < 0 || bucket >= kHistogramBuckets) c.fail("a histogram bucket in [0, 65]");
-      const uint64_t count = c.number<uint64_t>(item.substr(colon + 1), "a histogram count");
-      if (count > r.counters.messages - total)  // also keeps the sum from wrapping around
-        c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found more");
-      r.counters.histogram[bucket] += count;
-      total += count;
-    }
-    if (total != r.counters.messages)
-      c.fail("histogram counts summing to the message count " + std::to_string(r.counters.messages) + ", found " +
-             std::to_string(total));
-    c.end();
-    on_record(r);
   }
-  if (!in_records) throw FormatError(std::string(source) + ": expected a 'records' line, found end of file");
-  if (version >= 2) integrity.at_end_of_file(size);
-  return file.header;
+  if (!head.in_records) throw FormatError(std::string(source) + ": expected a 'records' line, found end of file");
+  if (head.version >= 2) integrity.at_end_of_file(size);
+  return head.header;
 }
 
 JobFile parse_job_file(std::string_view text, std::string_view source) {
