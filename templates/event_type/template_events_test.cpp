@@ -51,8 +51,8 @@ TEST(TemplateEvents, RaisedOnlyWhileACallbackIsRegistered) {
   mpimon_template_raise(1, 10);  // nobody listens: dropped before any work
   MPI_T_event_registration reg = nullptr;
   ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_alloc(template_index(), nullptr, MPI_INFO_NULL, &reg));
-  ASSERT_EQ(MPI_SUCCESS, MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &seen,
-                                                       Seen::callback));
+  ASSERT_EQ(MPI_SUCCESS,
+            MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &seen, Seen::callback));
   mpimon_template_raise(2, 20);
   mpimon_template_raise(3, 30);
   ASSERT_EQ(MPI_SUCCESS, MPI_T_event_handle_free(reg, nullptr, nullptr));

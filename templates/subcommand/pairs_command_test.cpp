@@ -40,9 +40,7 @@ TEST(PairsCommand, CategoryOptionSelectsTheCollectives) {
             mpimon({"pairs", kRing, "--category", "external"}));
 }
 
-TEST(PairsCommand, BadInputIsAFormatErrorForMain) {
-  EXPECT_THROW(mpimon({"pairs", kRing + "-missing"}), FormatError);
-}
+TEST(PairsCommand, BadInputIsAFormatErrorForMain) { EXPECT_THROW(mpimon({"pairs", kRing + "-missing"}), FormatError); }
 
 }  // namespace
 }  // namespace mpimon::tools
