@@ -16,9 +16,8 @@
 namespace mpimon::test {
 
 // (source, destination, category) -> (messages, bytes) from the .prof files of a job.
-inline std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> prof_records(const fs::path& folder,
-                                                                                            const std::string& prefix,
-                                                                                            int ranks) {
+inline std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> prof_records(
+    const std::filesystem::path& folder, const std::string& prefix, int ranks) {
   std::map<std::tuple<int, int, Category>, std::pair<uint64_t, uint64_t>> out;
   for (const ProfLine& l : read_lines(folder, ranks, prefix)) {
     const Category c = l.kind == 'E'   ? Category::external
