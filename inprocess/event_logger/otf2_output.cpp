@@ -5,7 +5,9 @@
 #include "otf2_output.h"
 
 #include <mpi.h>
+#ifdef MPIMON_HAVE_OTF2
 #include <otf2/otf2.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
