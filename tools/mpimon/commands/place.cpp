@@ -306,11 +306,11 @@ int write_outputs(const PlaceOptions& o, const pl::Cluster& cluster, const Place
               << (o.hostfile.empty() ? "" : "--hostfile " + o.hostfile + " ") << "--rankfile " << o.rankfile << ")\n";
   }
   if (!o.slurm_hostfile.empty()) {
-    const pl::SrunLayout layout = pl::srun_layout(cluster, ours.mapping);
+    const pl::SrunLayout layout = pl::srun_layout(cluster, p.ours.mapping);
     if (int status = write_output(o.slurm_hostfile, layout.hostfile)) return status;
     std::cout << "\nSLURM_HOSTFILE: " << o.slurm_hostfile
               << " (inside an allocation of these hosts: SLURM_HOSTFILE=" << o.slurm_hostfile
-              << " srun --distribution=arbitrary -n " << n
+              << " srun --distribution=arbitrary -n " << p.ours.mapping.size()
               << (layout.map_cpu.empty() ? "" : " --cpu-bind=map_cpu:" + layout.map_cpu) << " ./app)\n";
     if (layout.map_cpu.empty())
       std::cout << "no --cpu-bind: " << layout.why_no_map_cpu << "; for the cores too, mpirun inside the allocation: "
