@@ -66,7 +66,12 @@ uint64_t crossing_per_reduce(const fs::path& folder, const std::string& layout) 
 
 }  // namespace
 
-TEST(SlurmPlacement, SrunAppliesTheHostsAndCoresMpimonPlaceWrites4Nodes8Ranks) {
+// Disabled (2026-11-28): on 4 emulated Slurm nodes about half of the runs lose a step: Open
+// MPI 4.1.4's TCP BTL says "connect() to 10.200.0.11 failed: Operation now in progress
+// (115)" and a rank segfaults at address 0 (only libc's frame printed), whatever the layout
+// (default, cyclic or ours). Not diagnosed; the 2-node Slurm tests do not show it.
+// docs/slurm.md, "Known problems". Run it with --gtest_also_run_disabled_tests.
+TEST(SlurmPlacement, DISABLED_SrunAppliesTheHostsAndCoresMpimonPlaceWrites4Nodes8Ranks) {
   MPIMON_REQUIRE_SLURM();
   EmulatedCluster cluster(std::vector<EmulatedHost>(kNodes, EmulatedHost(kPerNode)), SlurmOptions{});
   const fs::path folder = cluster.new_user_folder();
