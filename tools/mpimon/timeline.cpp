@@ -98,41 +98,46 @@ Timeline build_timeline(const std::string& folder, const series::TimeRange& rang
       range, top_pairs);
 }
 
-Timeline build_timeline(const series::SeriesReading& read, const series::TimeRange& range, size_t top_pairs) {
-  Timeline t;
+namespace {
+
+// What one reading of the series gathers, interval by interval.
+struct SeriesTotals {
   std::map<uint64_t, IntervalSums> sums;
   std::map<PairKey, uint64_t> pair_bytes;              // O(non-zeros)
   std::map<int32_t, Mix> previous_mix;                 // per sender: its last interval with traffic
   std::map<int32_t, std::vector<std::string>> blocks;  // per rank: its annotation lines
-  t.info = read([&](const series::SeriesFrame& f) {
-    const double interval_seconds = f.interval_seconds;
-    const bool in_range = range.contains_interval(f.interval, interval_seconds);
-    if (in_range && f.interval > 0) {
-      IntervalSums& s = sums[f.interval];
-      for (const Record& r : f.delta->records) {
-        Traffic& c = s.traffic[static_cast<int>(r.category)];
-        c.messages += r.counters.messages;
-        c.bytes += r.counters.bytes;
-        if (r.counters.bytes > 0) pair_bytes[{f.rank, r.peer, r.category}] += r.counters.bytes;
-      }
+  bool has_sync = false;
+
+  void add_traffic(const series::SeriesFrame& f) {
+    IntervalSums& s = sums[f.interval];
+    for (const Record& r : f.delta->records) {
+      Traffic& c = s.traffic[static_cast<int>(r.category)];
+      c.messages += r.counters.messages;
+      c.bytes += r.counters.bytes;
+      if (r.counters.bytes > 0) pair_bytes[{f.rank, r.peer, r.category}] += r.counters.bytes;
     }
-    if (f.delta->annotations_changed && static_cast<double>(f.interval) * interval_seconds <= range.to + 1e-9) {
-      std::vector<std::string>& block = blocks[f.rank];
-      std::map<std::string, double> before;
-      std::string key;
-      double seconds = 0;
-      for (const std::string& line : block)
-        if (sync_line(line, key, seconds)) before[key] = seconds;
-      series::apply_annotation_changes(*f.delta, block);
-      if (in_range) {
-        for (const std::string& line : block) {
-          if (!sync_line(line, key, seconds)) continue;
-          const double earlier = before.count(key) ? before[key] : 0;
-          if (seconds > earlier) sums[f.interval].sync_seconds += seconds - earlier;
-          t.has_sync = true;
-        }
-      }
+  }
+
+  // The rank's annotation block brought up to date; in range, the growth of its
+  // synchronisation seconds added to the interval.
+  void add_sync(const series::SeriesFrame& f, bool in_range) {
+    std::vector<std::string>& block = blocks[f.rank];
+    std::map<std::string, double> before;
+    std::string key;
+    double seconds = 0;
+    for (const std::string& line : block)
+      if (sync_line(line, key, seconds)) before[key] = seconds;
+    series::apply_annotation_changes(*f.delta, block);
+    if (!in_range) return;
+    for (const std::string& line : block) {
+      if (!sync_line(line, key, seconds)) continue;
+      const double earlier = before.count(key) ? before[key] : 0;
+      if (seconds > earlier) sums[f.interval].sync_seconds += seconds - earlier;
+      has_sync = true;
     }
+  }
+
+  void add_mix_change(const series::SeriesFrame& f, bool in_range) {
     Mix mix = mix_of(*f.delta);
     if (mix.empty()) return;
     auto previous = previous_mix.find(f.rank);
@@ -143,9 +148,11 @@ Timeline build_timeline(const series::SeriesReading& read, const series::TimeRan
       s.change_weight += weight;
     }
     previous_mix[f.rank] = std::move(mix);
-  });
-  t.interval_seconds = t.info.interval_seconds();
-  if (sums.empty()) return t;
+  }
+};
+
+// The per-interval columns of `t` from the sums; refuses a span too long to draw.
+void fill_intervals(Timeline& t, const std::map<uint64_t, IntervalSums>& sums) {
   t.first = sums.begin()->first;
   t.last = sums.rbegin()->first;
   if (t.last - t.first >= kMaxIntervals)
@@ -160,8 +167,11 @@ Timeline build_timeline(const series::SeriesReading& read, const series::TimeRan
     t.sync_seconds[k - t.first] = s.sync_seconds;
     if (s.change_weight > 0) t.change[k - t.first] = s.weighted_change / s.change_weight;
   }
+}
 
-  // The busiest pairs, then their bytes per interval (a second reading).
+// The busiest pairs, then their bytes per interval (a second reading).
+void add_top_pairs(Timeline& t, const series::SeriesReading& read, const series::TimeRange& range,
+                   const std::map<PairKey, uint64_t>& pair_bytes, size_t top_pairs) {
   std::vector<std::pair<uint64_t, PairKey>> ranked;
   for (const auto& [key, bytes] : pair_bytes) ranked.push_back({bytes, key});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -171,20 +181,37 @@ Timeline build_timeline(const series::SeriesReading& read, const series::TimeRan
     Timeline::Pair p;
     std::tie(p.source, p.destination, p.category) = key;
     p.bytes = bytes;
-    p.per_interval.assign(n, 0);
+    p.per_interval.assign(t.intervals(), 0);
     wanted[key] = t.top_pairs.size();
     t.top_pairs.push_back(std::move(p));
   }
-  if (!wanted.empty()) {
-    read([&](const series::SeriesFrame& f) {
-      if (!range.contains_interval(f.interval, t.interval_seconds) || f.interval < t.first || f.interval > t.last)
-        return;
-      for (const Record& r : f.delta->records) {
-        auto it = wanted.find({f.rank, r.peer, r.category});
-        if (it != wanted.end()) t.top_pairs[it->second].per_interval[f.interval - t.first] += r.counters.bytes;
-      }
-    });
-  }
+  if (wanted.empty()) return;
+  read([&](const series::SeriesFrame& f) {
+    if (!range.contains_interval(f.interval, t.interval_seconds) || f.interval < t.first || f.interval > t.last) return;
+    for (const Record& r : f.delta->records) {
+      auto it = wanted.find({f.rank, r.peer, r.category});
+      if (it != wanted.end()) t.top_pairs[it->second].per_interval[f.interval - t.first] += r.counters.bytes;
+    }
+  });
+}
+
+}  // namespace
+
+Timeline build_timeline(const series::SeriesReading& read, const series::TimeRange& range, size_t top_pairs) {
+  Timeline t;
+  SeriesTotals totals;
+  t.info = read([&](const series::SeriesFrame& f) {
+    const bool in_range = range.contains_interval(f.interval, f.interval_seconds);
+    if (in_range && f.interval > 0) totals.add_traffic(f);
+    if (f.delta->annotations_changed && static_cast<double>(f.interval) * f.interval_seconds <= range.to + 1e-9)
+      totals.add_sync(f, in_range);
+    totals.add_mix_change(f, in_range);
+  });
+  t.has_sync = totals.has_sync;
+  t.interval_seconds = t.info.interval_seconds();
+  if (totals.sums.empty()) return t;
+  fill_intervals(t, totals.sums);
+  add_top_pairs(t, read, range, totals.pair_bytes, top_pairs);
   return t;
 }
 
