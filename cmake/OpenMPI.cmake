@@ -140,12 +140,19 @@ set(MPIMON_OMPI_INCLUDE_DIRS ${OMPI_INCLUDE_DIRS})
 set(MPIMON_PMIX_COMPONENT_DIR "")
 if(MPIMON_OMPI_MAJOR_MINOR EQUAL 50 OR MPIMON_OMPI_MAJOR_MINOR EQUAL 60)
   if(MPIMON_OMPI_PREFIX)
-    # Bundled PMIx: in the prefix; external: where configure was told (--with-pmix=<dir>).
-    # Its headers are on OMPI_INCLUDE_DIRS (configure's CPPFLAGS).
+    # The libpmix this installation's libopen-pal really loads (the loader's answer covers
+    # bundled, --with-pmix=<dir>, --with-pmix=external and a runpath alike); failing that,
+    # the prefix, then where configure was told (--with-pmix=<dir>). Its headers are on
+    # OMPI_INCLUDE_DIRS (configure's CPPFLAGS).
     set(_pmix_hints ${_libdirs})
-    if(_cli MATCHES "'--with-pmix=([^']+)'")
+    if(_cli MATCHES "'--with-pmix=(/[^']+)'")
       list(APPEND _pmix_hints "${CMAKE_MATCH_1}/lib" "${CMAKE_MATCH_1}/lib64")
     endif()
+    execute_process(COMMAND ldd "${OPEN_PAL_LIBRARY}" OUTPUT_VARIABLE _ldd ERROR_QUIET)
+    if(_ldd MATCHES "libpmix\\.so[^ ]* => (/[^ ]+)/libpmix")
+      list(PREPEND _pmix_hints "${CMAKE_MATCH_1}")
+    endif()
+    unset(MPIMON_PMIX_LIBRARY CACHE)
     find_library(MPIMON_PMIX_LIBRARY NAMES pmix PATHS ${_pmix_hints} NO_DEFAULT_PATH)
     if(NOT MPIMON_PMIX_LIBRARY)
       message(FATAL_ERROR "MPIMON_OMPI_PREFIX=${MPIMON_OMPI_PREFIX}: no libpmix in ${_pmix_hints}")

@@ -221,14 +221,8 @@ void exchange_faces(Variant v, bool& faces_posted, bool more) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::string name = argc > 1 ? argv[1] : "fence";
-  const int iterations = argc > 2 ? std::atoi(argv[2]) : 100;
-  const int points = argc > 3 ? std::atoi(argv[3]) : 47;
+// The variant named on the command line; aborts the job on an unknown name.
+Variant parse_variant(const std::string& name) {
   const std::pair<const char*, Variant> known[] = {{"fence", Variant::fence},
                                                    {"gats_fence", Variant::gats_fence},
                                                    {"gats", Variant::gats},
@@ -237,10 +231,13 @@ int main(int argc, char** argv) {
   if (found == std::end(known)) {
     std::fprintf(stderr, "bt_rma: unknown variant '%s' (fence, gats_fence, gats, gats_opt)\n", name.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
-    return 2;
   }
-  const Variant v = found->second;
-  face_wins.fill(MPI_WIN_NULL);
+  return found->second;
+}
+
+// The periodic 3-D grid of ranks, this rank's block of `points`^3 with its initial values,
+// the face size every rank agrees on, and the neighbour groups of the epochs.
+void set_up_grid(int points) {
   MPI_Dims_create(size, 3, dims);
   const int periods[3] = {1, 1, 1};
   MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &grid);
@@ -265,7 +262,10 @@ int main(int argc, char** argv) {
     group_lower[d] = group_of({lower[d]});
     group_upper[d] = group_of({upper[d]});
   }
+}
 
+// The variant's windows, named as the wait-state reports show them.
+void allocate_windows(Variant v) {
   const MPI_Aint slots_bytes = static_cast<MPI_Aint>(6) * max_face * sizeof(double);
   MPI_Win_allocate(v == Variant::fence ? 2 * slots_bytes : slots_bytes, sizeof(double), MPI_INFO_NULL, grid,
                    &solver_slots, &solver_win);
@@ -281,6 +281,10 @@ int main(int argc, char** argv) {
       MPI_Win_set_name(face_wins[w], names[w]);
     }
   }
+}
+
+// The timed iterations: per dimension a line solve and a plane exchange, then the faces.
+double run_iterations(Variant v, int iterations) {
   if (v == Variant::fence) MPI_Win_fence(0, solver_win);
   if (v == Variant::gats_fence) MPI_Win_fence(0, face_win);
   bool posted_ahead = false, faces_posted = false;
@@ -304,16 +308,20 @@ int main(int argc, char** argv) {
       posted_ahead = true;
     }
   }
-  const double seconds = MPI_Wtime() - start;
+  return MPI_Wtime() - start;
+}
 
+// The sum of the solution over all ranks (the run's checksum, on rank 0).
+double checksum() {
   double local = 0, total = 0;
   for (int i = 0; i < n[0]; ++i)
     for (int j = 0; j < n[1]; ++j)
       for (int k = 0; k < n[2]; ++k) local += u[at(i, j, k)];
   MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, grid);
-  if (rank == 0)
-    std::printf("bt_rma %s: %d ranks (%dx%dx%d), %d iterations, %.3f s, checksum %.9e\n", name.c_str(), size, dims[0],
-                dims[1], dims[2], iterations, seconds, total);
+  return total;
+}
+
+void free_windows_and_groups() {
   MPI_Win_free(&solver_win);
   if (face_win != MPI_WIN_NULL) MPI_Win_free(&face_win);
   for (MPI_Win& w : face_wins)
@@ -324,6 +332,26 @@ int main(int argc, char** argv) {
     MPI_Group_free(&group_upper[d]);
   }
   MPI_Comm_free(&grid);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string name = argc > 1 ? argv[1] : "fence";
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 100;
+  const int points = argc > 3 ? std::atoi(argv[3]) : 47;
+  const Variant v = parse_variant(name);
+  face_wins.fill(MPI_WIN_NULL);
+  set_up_grid(points);
+  allocate_windows(v);
+  const double seconds = run_iterations(v, iterations);
+  const double total = checksum();
+  if (rank == 0)
+    std::printf("bt_rma %s: %d ranks (%dx%dx%d), %d iterations, %.3f s, checksum %.9e\n", name.c_str(), size, dims[0],
+                dims[1], dims[2], iterations, seconds, total);
+  free_windows_and_groups();
   MPI_Finalize();
   return 0;
 }

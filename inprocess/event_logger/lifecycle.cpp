@@ -138,22 +138,37 @@ void before_init(int thread_level) {
   communicator_created(&self);
 }
 
+// MEL_FORMAT's output formats; one line from rank 0 and the text log when they cannot be
+// written (no MEL_OUTPUT for an archive, no OTF2 in this build).
+void choose_output_formats(Logger& g, const char* prefix) {
+  const char* formats = std::getenv("MEL_FORMAT");
+  std::string error;
+  g.formats = parse_output_formats(formats ? formats : "", error);
+  if (g.formats.otf2 && (prefix == nullptr || *prefix == '\0'))
+    error = "MEL_FORMAT=otf2 needs MEL_OUTPUT (the archive is <MEL_OUTPUT>.otf2): writing the text log";
+  else if (g.formats.otf2 && !otf2_built())
+    error = "MEL_FORMAT=otf2: this event logger was built without OTF2 (libotf2-trace-dev): writing the text log";
+  if (!error.empty()) g.formats = OutputFormats{};
+  print_from_rank_zero(g, error.empty() ? "" : "mel: " + error);
+}
+
+// One line from rank 0 naming the wanted event types no library registered.
+void warn_unknown_events(Logger& g) {
+  std::vector<std::string> unknown;
+  for (const std::string& name : g.wanted) {
+    bool found = false;
+    for (const auto& slot : g.types) found = found || slot->type.name == name;
+    if (!found) unknown.push_back(name);
+  }
+  print_from_rank_zero(g, unknown_events_warning(unknown));
+}
+
 // After PMPI_Init: value names, warnings, the output; then what arrived meanwhile.
 void after_init() {
   Logger& g = logger();
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
   const char* prefix = std::getenv("MEL_OUTPUT");
-  {
-    const char* formats = std::getenv("MEL_FORMAT");
-    std::string error;
-    g.formats = parse_output_formats(formats ? formats : "", error);
-    if (g.formats.otf2 && (prefix == nullptr || *prefix == '\0'))
-      error = "MEL_FORMAT=otf2 needs MEL_OUTPUT (the archive is <MEL_OUTPUT>.otf2): writing the text log";
-    else if (g.formats.otf2 && !otf2_built())
-      error = "MEL_FORMAT=otf2: this event logger was built without OTF2 (libotf2-trace-dev): writing the text log";
-    if (!error.empty()) g.formats = OutputFormats{};
-    print_from_rank_zero(g, error.empty() ? "" : "mel: " + error);
-  }
+  choose_output_formats(g, prefix);
   if (prefix != nullptr && *prefix != '\0') {
     // Every rank publishes (collectively) at MPI_Finalize, whatever happens below.
     g.to_file = true;
@@ -179,14 +194,7 @@ void after_init() {
     disable(g);
     return;
   }
-  std::vector<std::string> unknown;
-  for (const std::string& name : g.wanted) {
-    bool found = false;
-    for (const auto& slot : g.types) found = found || slot->type.name == name;
-    if (!found) unknown.push_back(name);
-  }
-  print_from_rank_zero(g, unknown_events_warning(unknown));
-
+  warn_unknown_events(g);
   attach_every_object(g);
 
   std::vector<EventType> completed;

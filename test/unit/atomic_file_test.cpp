@@ -19,6 +19,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "files/atomic_file.h"
 #include "temp_dir.h"
@@ -27,6 +28,23 @@ namespace mpimon {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The whole-file conveniences as these tests compare them: the error's message, "" when the
+// call succeeded (its bool must agree with the message: an error is never silent).
+std::string message_of(bool written, const FileError& error) {
+  if (written == static_cast<bool>(error)) return "<the result and the error disagree: " + error.message + ">";
+  return error.message;
+}
+std::string replace_whole(const std::string& path, std::string_view content) {
+  FileError error;
+  const bool written = write_file_atomically(path, content, error);
+  return message_of(written, error);
+}
+std::string create_whole(const std::string& path, std::string_view content) {
+  FileError error;
+  const bool written = write_new_file(path, content, error);
+  return message_of(written, error);
+}
 
 class AtomicFile : public test::TempDirTest {
  protected:
@@ -52,19 +70,19 @@ class AtomicFile : public test::TempDirTest {
 
 TEST_F(AtomicFile, WritesTheContent) {
   const std::string path = dir_ + "/rank0.prof";
-  EXPECT_EQ(write_file_atomically(path, "# POINT TO POINT\nE\t0\t1\t4 bytes\t1 msgs sent\n"), "");
+  EXPECT_EQ(replace_whole(path, "# POINT TO POINT\nE\t0\t1\t4 bytes\t1 msgs sent\n"), "");
   EXPECT_EQ(contents(path), "# POINT TO POINT\nE\t0\t1\t4 bytes\t1 msgs sent\n");
 }
 
 TEST_F(AtomicFile, LeavesOnlyTheFinalFileOnSuccess) {
   const std::string path = dir_ + "/rank0.prof";
-  ASSERT_EQ(write_file_atomically(path, "x"), "");
+  ASSERT_EQ(replace_whole(path, "x"), "");
   EXPECT_EQ(names_in(dir_), std::set<std::string>{"rank0.prof"});
 }
 
 TEST_F(AtomicFile, WritesEmptyContentAsAnEmptyFile) {
   const std::string path = dir_ + "/empty";
-  ASSERT_EQ(write_file_atomically(path, ""), "");
+  ASSERT_EQ(replace_whole(path, ""), "");
   ASSERT_TRUE(fs::exists(path));
   EXPECT_EQ(fs::file_size(path), 0u);
 }
@@ -72,7 +90,7 @@ TEST_F(AtomicFile, WritesEmptyContentAsAnEmptyFile) {
 TEST_F(AtomicFile, KeepsBinaryContentIncludingNulBytes) {
   const std::string path = dir_ + "/binary";
   const std::string content("a\0b\n\0\xff", 6);
-  ASSERT_EQ(write_file_atomically(path, content), "");
+  ASSERT_EQ(replace_whole(path, content), "");
   EXPECT_EQ(contents(path), content);
 }
 
@@ -80,21 +98,21 @@ TEST_F(AtomicFile, WritesLargeContent) {
   const std::string path = dir_ + "/large";
   std::string content;
   for (int i = 0; content.size() < 8 * 1024 * 1024; ++i) content += std::to_string(i) + '\n';
-  ASSERT_EQ(write_file_atomically(path, content), "");
+  ASSERT_EQ(replace_whole(path, content), "");
   EXPECT_EQ(contents(path), content);
 }
 
 TEST_F(AtomicFile, OverwritesALongerExistingFileWhole) {
   const std::string path = dir_ + "/rank0.prof";
   std::ofstream(path) << std::string(10000, 'o') << "old tail\n";
-  ASSERT_EQ(write_file_atomically(path, "new\n"), "");
+  ASSERT_EQ(replace_whole(path, "new\n"), "");
   EXPECT_EQ(contents(path), "new\n");
   EXPECT_EQ(names_in(dir_), std::set<std::string>{"rank0.prof"});
 }
 
 TEST_F(AtomicFile, MissingFolderGivesMessageNamingPathAndReasonAndNoFile) {
   const std::string path = dir_ + "/no/such/folder/rank0.prof";
-  const std::string message = write_file_atomically(path, "data");
+  const std::string message = replace_whole(path, "data");
   EXPECT_TRUE(names_path_and_reason(message, path, ENOENT));
   EXPECT_FALSE(fs::exists(dir_ + "/no"));
   EXPECT_TRUE(names_in(dir_).empty());
@@ -104,7 +122,7 @@ TEST_F(AtomicFile, FolderThatIsAFileGivesMessageNamingPathAndReasonAndNoFile) {
   const std::string file = dir_ + "/plain";
   std::ofstream(file) << "not a folder";
   const std::string path = file + "/rank0.prof";
-  const std::string message = write_file_atomically(path, "data");
+  const std::string message = replace_whole(path, "data");
   EXPECT_TRUE(names_path_and_reason(message, path, ENOTDIR));
   EXPECT_EQ(names_in(dir_), std::set<std::string>{"plain"});
   EXPECT_EQ(contents(file), "not a folder");
@@ -113,7 +131,7 @@ TEST_F(AtomicFile, FolderThatIsAFileGivesMessageNamingPathAndReasonAndNoFile) {
 // write_file_atomically(path, "data") as a user that folder permissions apply to: root
 // ignores them, so as root the call runs in a child process switched to user "nobody".
 std::string write_as_unprivileged_user(const std::string& path) {
-  if (::geteuid() != 0) return write_file_atomically(path, "data");
+  if (::geteuid() != 0) return replace_whole(path, "data");
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return "<pipe failed>";
   const pid_t child = ::fork();
@@ -121,7 +139,7 @@ std::string write_as_unprivileged_user(const std::string& path) {
     ::close(pipe_fds[0]);
     constexpr uid_t kNobody = 65534;
     std::string message =
-        ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0 ? write_file_atomically(path, "data") : "<setuid failed>";
+        ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0 ? replace_whole(path, "data") : "<setuid failed>";
     const char* data = message.data();
     size_t left = message.size();
     while (left > 0) {
@@ -159,7 +177,7 @@ TEST_F(AtomicFile, FailedRenameRemovesTheTemporary) {
   const std::string path = dir_ + "/taken";
   ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
   std::ofstream(path + "/inside") << "keep";
-  const std::string message = write_file_atomically(path, "data");
+  const std::string message = replace_whole(path, "data");
   EXPECT_NE(message.find(std::strerror(EISDIR)), std::string::npos) << message;
   EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
   EXPECT_EQ(names_in(dir_), std::set<std::string>{"taken"});
@@ -170,8 +188,8 @@ TEST_F(AtomicFile, FailureLeavesAnExistingFileUntouched) {
   const std::string path = dir_ + "/taken";
   ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
   const std::string neighbour = dir_ + "/rank1.prof";
-  ASSERT_EQ(write_file_atomically(neighbour, "rank 1\n"), "");
-  EXPECT_NE(write_file_atomically(path, "data"), "");
+  ASSERT_EQ(replace_whole(neighbour, "rank 1\n"), "");
+  EXPECT_NE(replace_whole(path, "data"), "");
   EXPECT_EQ(contents(neighbour), "rank 1\n");
   EXPECT_EQ(names_in(dir_), (std::set<std::string>{"rank1.prof", "taken"}));
 }
@@ -182,7 +200,7 @@ TEST_F(AtomicFile, FailureLeavesAnExistingFileUntouched) {
 TEST_F(AtomicFile, NewFileNeverOverwritesAnExistingFile) {
   const std::string path = dir_ + "/prof.0.prof";
   std::ofstream(path) << "earlier run\n";
-  const std::string message = write_new_file(path, "this run\n");
+  const std::string message = create_whole(path, "this run\n");
   EXPECT_TRUE(names_path_and_reason(message, path, EEXIST));
   EXPECT_EQ(contents(path), "earlier run\n");
   EXPECT_EQ(names_in(dir_), std::set<std::string>{"prof.0.prof"}) << "no temporary left";
@@ -192,13 +210,13 @@ TEST_F(AtomicFile, PlantedLinkAtTheFinalNameIsNeitherFollowedNorOverwritten) {
   const std::string victim = dir_ + "/victim", path = dir_ + "/mpimon-job.txt";
   std::ofstream(victim) << "precious\n";
   ASSERT_EQ(::symlink(victim.c_str(), path.c_str()), 0);
-  EXPECT_TRUE(names_path_and_reason(write_new_file(path, "data\n"), path, EEXIST));
+  EXPECT_TRUE(names_path_and_reason(create_whole(path, "data\n"), path, EEXIST));
   EXPECT_EQ(contents(victim), "precious\n");
   EXPECT_TRUE(fs::is_symlink(path));
   // Even a dangling link counts as taken.
   const std::string dangling = dir_ + "/dangling";
   ASSERT_EQ(::symlink((dir_ + "/nowhere").c_str(), dangling.c_str()), 0);
-  EXPECT_TRUE(names_path_and_reason(write_new_file(dangling, "data\n"), dangling, EEXIST));
+  EXPECT_TRUE(names_path_and_reason(create_whole(dangling, "data\n"), dangling, EEXIST));
   EXPECT_FALSE(fs::exists(dir_ + "/nowhere"));
 }
 
@@ -206,7 +224,7 @@ TEST_F(AtomicFile, ReplacingReplacesAPlantedLinkNotItsTarget) {
   const std::string victim = dir_ + "/victim", path = dir_ + "/report.html";
   std::ofstream(victim) << "precious\n";
   ASSERT_EQ(::symlink(victim.c_str(), path.c_str()), 0);
-  ASSERT_EQ(write_file_atomically(path, "<html>\n"), "");
+  ASSERT_EQ(replace_whole(path, "<html>\n"), "");
   EXPECT_EQ(contents(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(path));
   EXPECT_EQ(contents(path), "<html>\n");
@@ -218,8 +236,8 @@ TEST_F(AtomicFile, LinksPlantedAtTheOldPredictableTemporaryNamesAreNeverTouched)
   std::ofstream(victim) << "precious\n";
   for (const std::string& name : {path + ".tmp." + std::to_string(::getpid()), dir_ + "/.prof.0.prof.mpimon-tmp.0"})
     ASSERT_EQ(::symlink(victim.c_str(), name.c_str()), 0);
-  ASSERT_EQ(write_new_file(path, "data\n"), "");
-  ASSERT_EQ(write_file_atomically(dir_ + "/out.svg", "<svg/>\n"), "");
+  ASSERT_EQ(create_whole(path, "data\n"), "");
+  ASSERT_EQ(replace_whole(dir_ + "/out.svg", "<svg/>\n"), "");
   EXPECT_EQ(contents(victim), "precious\n");
 }
 
@@ -277,7 +295,7 @@ TEST_F(AtomicFile, NamedTemporaryIsCreatedExclusivelyAndJoinedOnlyByInode) {
 TEST_F(AtomicFile, FilesAre0644EvenUnderUmask000) {
   const mode_t old = ::umask(0);
   const std::string kept = dir_ + "/new.prof", replaced = dir_ + "/out.html";
-  const std::string a = write_new_file(kept, "x"), b = write_file_atomically(replaced, "y");
+  const std::string a = create_whole(kept, "x"), b = replace_whole(replaced, "y");
   ::umask(old);
   ASSERT_EQ(a, "");
   ASSERT_EQ(b, "");
@@ -291,7 +309,7 @@ TEST_F(AtomicFile, FilesAre0644EvenUnderUmask000) {
 TEST_F(AtomicFile, AStricterUmaskIsHonoured) {
   const mode_t old = ::umask(077);
   const std::string path = dir_ + "/private.prof";
-  const std::string message = write_new_file(path, "x");
+  const std::string message = create_whole(path, "x");
   ::umask(old);
   ASSERT_EQ(message, "");
   struct stat st {};
@@ -332,12 +350,12 @@ TEST_F(AtomicFile, AddNameAndRemoveNameLetSeveralRanksRetract) {
 
 TEST_F(AtomicFile, AFileNameOfNameMaxBytesWorksAndOneMoreIsRefusedCleanly) {
   const std::string longest = dir_ + "/" + std::string(255, 'n');
-  ASSERT_EQ(write_new_file(longest, "x"), "");
+  ASSERT_EQ(create_whole(longest, "x"), "");
   EXPECT_EQ(contents(longest), "x");
   const std::string too_long = dir_ + "/" + std::string(256, 'n');
-  EXPECT_TRUE(names_path_and_reason(write_new_file(too_long, "x"), too_long, ENAMETOOLONG));
+  EXPECT_TRUE(names_path_and_reason(create_whole(too_long, "x"), too_long, ENAMETOOLONG));
   const std::string ten_thousand = dir_ + "/" + std::string(10000, 'x');
-  EXPECT_TRUE(names_path_and_reason(write_new_file(ten_thousand, "x"), ten_thousand, ENAMETOOLONG));
+  EXPECT_TRUE(names_path_and_reason(create_whole(ten_thousand, "x"), ten_thousand, ENAMETOOLONG));
   EXPECT_EQ(names_in(dir_).size(), 1u);
 }
 
@@ -351,7 +369,7 @@ TEST_F(AtomicFile, APathLongerThanPathMaxWorksWhenItsFolderFits) {
   }
   const std::string path = folder + "/" + std::string(250, 'f');  // > PATH_MAX in all
   ASSERT_GT(path.size(), 4096u);
-  ASSERT_EQ(write_new_file(path, "deep"), "");
+  ASSERT_EQ(create_whole(path, "deep"), "");
   const int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY);
   ASSERT_GE(folder_fd, 0);
   struct stat st {};
@@ -461,13 +479,13 @@ TEST_F(AtomicFile, AFullDiskLeavesNoFileAndSaysNoSpace) {
         const std::string content(200 * 1024, 'x');  // more than the 64 KiB there is
         for (const bool replace : {false, true}) {
           const std::string path = f + "/prof.0.prof";
-          const std::string message = replace ? write_file_atomically(path, content) : write_new_file(path, content);
+          const std::string message = replace ? replace_whole(path, content) : create_whole(path, content);
           if (message.find(std::strerror(ENOSPC)) == std::string::npos) return 1;
           if (message.rfind(path + ": cannot write", 0) != 0) return 2;
           if (!fs::is_empty(f)) return 3;  // no final file, no temporary
         }
         // The space comes back: a file that fits is written whole.
-        if (write_new_file(f + "/small.prof", std::string(1000, 'y')) != "") return 4;
+        if (create_whole(f + "/small.prof", std::string(1000, 'y')) != "") return 4;
         return fs::file_size(f + "/small.prof") == 1000 ? 0 : 5;
       },
       why, result);

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "heatmap.h"  // short_number, escape_markup
 #include "readers/format_error.h"
 #include "readers/series_payload_reader.h"
+#include "readers/text_fields.h"
 
 namespace mpimon::tools {
 
@@ -57,21 +60,22 @@ double distance(const Mix& a, const Mix& b) {
   return sum / 2 < 1e-9 ? 0 : sum / 2;  // rounding noise of equal splits is no change
 }
 
-// "window_sync <rank> <window> <kind> <calls> <seconds>": (window, kind) and seconds.
-bool sync_line(const std::string& line, std::string& key, double& seconds) {
+// "window_sync <rank> <window> <kind> <calls> <seconds>": (window, kind) and seconds. The
+// block was checked when the series was read; a line of another kind is not ours (false).
+bool sync_line(std::string_view line, std::string& key, double& seconds) {
   if (line.rfind("window_sync ", 0) != 0) return false;
-  std::vector<std::string> fields;
-  size_t start = 0;
-  while (start <= line.size()) {
-    const size_t space = std::min(line.find(' ', start), line.size());
-    fields.push_back(line.substr(start, space - start));
-    start = space + 1;
+  std::vector<std::string_view> fields;
+  while (true) {
+    const size_t space = line.find(' ');
+    fields.push_back(line.substr(0, space));
+    if (space == std::string_view::npos) break;
+    line.remove_prefix(space + 1);
   }
   if (fields.size() != 6) return false;
-  char* end = nullptr;
-  seconds = std::strtod(fields[5].c_str(), &end);
-  if (end == fields[5].c_str() || *end != '\0' || !std::isfinite(seconds) || seconds < 0) return false;
-  key = fields[2] + ' ' + fields[3];
+  const std::optional<double> value = parse_number<double>(fields[5]);
+  if (!value || !std::isfinite(*value) || *value < 0) return false;
+  seconds = *value;
+  key = std::string(fields[2]) + ' ' + std::string(fields[3]);
   return true;
 }
 

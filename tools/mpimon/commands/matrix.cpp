@@ -54,10 +54,9 @@ int write_every_matrix(const MatrixOptions& o, const TrafficMatrix& matrix) {
     for (Metric metric : {Metric::bytes, Metric::messages, Metric::average}) {
       const std::string path =
           o.output + "_" + metric_name(metric) + "_" + selection.name() + "." + file_extension(format);
-      if (std::string error =
-              write_file_atomically(path, format_matrix(matrix, selection, metric, format, o.symmetric));
-          !error.empty()) {
-        std::cerr << "mpimon matrix: " << error << '\n';
+      if (FileError error;
+          !write_file_atomically(path, format_matrix(matrix, selection, metric, format, o.symmetric), error)) {
+        std::cerr << "mpimon matrix: " << error.message << '\n';
         return 1;
       }
       std::cout << path << '\n';

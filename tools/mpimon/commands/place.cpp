@@ -199,8 +199,8 @@ std::string rankfile_text(const pl::Cluster& cluster, const pl::Mapping& mapping
 }
 
 int write_output(const std::string& path, const std::string& text) {
-  if (std::string error = write_file_atomically(path, text); !error.empty()) {
-    std::cerr << "mpimon place: " << error << '\n';
+  if (FileError error; !write_file_atomically(path, text, error)) {
+    std::cerr << "mpimon place: " << error.message << '\n';
     return 1;
   }
   return 0;

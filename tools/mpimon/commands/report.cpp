@@ -26,9 +26,8 @@ Subcommand add_report_command(CLI::App& mpimon) {
   return {report, [o] {
             DumpLoader load;
             Dumps dumps = read_inputs(o->inputs, Annotations::read, o->time, &load);
-            if (std::string error = write_file_atomically(o->output, format_html_report(std::move(dumps), load));
-                !error.empty()) {
-              std::cerr << "mpimon report: " << error << '\n';
+            if (FileError error; !write_file_atomically(o->output, format_html_report(std::move(dumps), load), error)) {
+              std::cerr << "mpimon report: " << error.message << '\n';
               return 1;
             }
             std::cout << "report: " << o->output << '\n';

@@ -41,9 +41,8 @@ int show_timeline(const ShowOptions& o) {
     for (const std::string& note : timeline.info.notes) std::cerr << "mpimon: " << note << '\n';
     std::cout << input << ": " << format_terminal_timeline(timeline, metric);
     if (!o.svg.empty()) {
-      if (std::string error = write_file_atomically(o.svg, format_svg_timeline(timeline, metric, input));
-          !error.empty()) {
-        std::cerr << "mpimon show: " << error << '\n';
+      if (FileError error; !write_file_atomically(o.svg, format_svg_timeline(timeline, metric, input), error)) {
+        std::cerr << "mpimon show: " << error.message << '\n';
         return 1;
       }
       std::cout << "image: " << o.svg << '\n';
@@ -66,8 +65,8 @@ int run_show(const ShowOptions& o) {
       selection.title() + ", " + o.metric + " (" + std::to_string(dumps.matrix.ranks()) + " ranks)";
   std::cout << format_terminal_heatmap(grid, title);
   if (!o.svg.empty()) {
-    if (std::string error = write_file_atomically(o.svg, format_svg_heatmap(grid, title)); !error.empty()) {
-      std::cerr << "mpimon show: " << error << '\n';
+    if (FileError error; !write_file_atomically(o.svg, format_svg_heatmap(grid, title), error)) {
+      std::cerr << "mpimon show: " << error.message << '\n';
       return 1;
     }
     std::cout << "image: " << o.svg << '\n';

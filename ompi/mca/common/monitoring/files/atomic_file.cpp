@@ -518,24 +518,23 @@ void NewFile::discard() {
 
 namespace {
 
-std::string write_whole(const std::string& path, std::string_view content, Existing existing) {
-  FileError error;
+bool write_whole(const std::string& path, std::string_view content, Existing existing, FileError& error) {
   NewFile file =
       NewFile::create(path, error, existing == Existing::replace ? Temporary::named : Temporary::unnamed_if_possible);
   if (!error) file.write(content, error);
   if (!error) file.finish(error);
   if (!error) file.publish(path, existing, error);
-  return error.message;
+  return !error;
 }
 
 }  // namespace
 
-std::string write_new_file(const std::string& path, std::string_view content) {
-  return write_whole(path, content, Existing::keep);
+bool write_new_file(const std::string& path, std::string_view content, FileError& error) {
+  return write_whole(path, content, Existing::keep, error);
 }
 
-std::string write_file_atomically(const std::string& path, std::string_view content) {
-  return write_whole(path, content, Existing::replace);
+bool write_file_atomically(const std::string& path, std::string_view content, FileError& error) {
+  return write_whole(path, content, Existing::replace, error);
 }
 
 int remove_stale_temporaries(const std::string& folder) {

@@ -149,11 +149,12 @@ class NewFile {
   FileError fail(const std::string& what, int code) const;
 };
 
-// Whole-file conveniences. Both return "" on success, else "<path>: <what>: <reason>".
-// write_new_file never overwrites (fails if `path` exists); write_file_atomically
-// replaces `path` (tool outputs the user named).
-std::string write_new_file(const std::string& path, std::string_view content);
-std::string write_file_atomically(const std::string& path, std::string_view content);
+// Whole-file conveniences: true when the whole content is under `path`; else false and
+// `error` says "<path>: <what>: <reason>" (nothing under `path` changed). write_new_file
+// never overwrites (fails if `path` exists); write_file_atomically replaces `path` (tool
+// outputs the user named).
+bool write_new_file(const std::string& path, std::string_view content, FileError& error);
+bool write_file_atomically(const std::string& path, std::string_view content, FileError& error);
 
 // Removes named temporaries (`.mpimon-<host>-<pid>-<random>.tmp`) left in `folder` by
 // processes that died: made on this host by a process that no longer exists, or not
