@@ -141,3 +141,22 @@ def lammps_job(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("lammps")
     run_job(folder, 4, MONITORING + ["/usr/bin/lmp", "-in", str(LAMMPS_MELT), "-log", "none", "-screen", "none"])
     return folder
+
+
+@pytest.fixture(scope="session")
+def nbc_job(tmp_path_factory) -> Path:
+    """nbc_patterns kinds on 4 ranks: every nonblocking collective kind on MPI_COMM_WORLD, a
+    split, a Cartesian ring and an intercommunicator (the job file's nbc_overlap lines)."""
+    folder = tmp_path_factory.mktemp("nbc")
+    run_job(folder, 4, MONITORING + [program("nbc_patterns"), "kinds"])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def waits_job(tmp_path_factory) -> Path:
+    """rma_wait_states wait_at_fence on 4 ranks (osc_monitoring_wait_states 1): rank 3 is
+    0.2 s late at a fence, ranks 0-2 wait for it (the job file's wait_state lines)."""
+    folder = tmp_path_factory.mktemp("waits")
+    run_job(folder, 4, MONITORING + ["--mca", "osc_monitoring_wait_states", "1", program("rma_wait_states"),
+                                     "wait_at_fence", "0.2"])
+    return folder
