@@ -132,6 +132,13 @@ def test_mpi_io_operations_equal_the_job_files_io(io_otf2_job: Path) -> None:
                 assert event.time >= start
                 completed[me] += event.bytes_result
     assert not open_operations  # every operation completed
+    tool = shutil.which("otf2-print")
+    if tool is not None:  # the I/O definitions and events open without a warning
+        for flags in ([], ["-G"]):
+            done = subprocess.run([tool] + flags + [str(anchor(io_otf2_job))], capture_output=True, text=True,
+                                  timeout=60)
+            assert done.returncode == 0 and "warn" not in (done.stdout + done.stderr).lower(), done.stderr
+            assert "IO_OPERATION_BEGIN" in done.stdout or "IO_HANDLE" in done.stdout
     assert {r: tuple(v) for r, v in begun.items() if v[0]} == expected
     assert {r: b for r, b in completed.items() if b} == {r: b for r, (_, b) in expected.items()}
 
