@@ -114,3 +114,42 @@ def test_io_equals_mpimon_show(io_job: Path) -> None:
     assert [int(row[3]), int(row[4]), int(row[5]), int(row[6]), int(row[7])] == [
         total("read_asked_bytes"), total("read_reached_bytes"), total("write_asked_bytes"),
         total("write_reached_bytes"), total("shuffle_bytes")]
+
+
+def size_class_bound(label: str) -> int:
+    """'<8' -> 8, '<2K' -> 2048, '<1M' -> 2**20: the class's exclusive upper bound."""
+    text = label.lstrip("<")
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(text[-1], 1)
+    return int(text.rstrip("KMGT")) * scale
+
+
+def test_histograms_equal_mpimon_show_histograms(example_job: Path) -> None:
+    """Every rank's message-size histograms per receiver (`mpimon show --histograms R`,
+    all categories) from the records' h0..h65."""
+    job = mpimon.read_job(example_job / "job.txt")
+    r = job.records
+    categories = np.asarray(r["category"])
+    counted = np.isin(categories, ["external", "internal", "osc_sent", "osc_recv", "io_shuffle"])  # "all": no C
+    hist = np.column_stack([np.asarray(r[c]) for c in mpimon.HISTOGRAM_COLUMNS])
+    compared = 0
+    for sender in range(job.ranks):
+        lines = tool_output("show", "--histograms", str(sender), str(example_job / "job.txt"))
+        header = next(l for l in lines if l.strip().startswith("to |"))
+        bounds = [size_class_bound(label) for label in header.split("|")[1].split()]
+        for line in lines[lines.index(header) + 1:]:
+            if "|" not in line:
+                continue
+            peer, values = line.split("|")
+            pick = counted & (np.asarray(r["sender"]) == sender)
+            if peer.strip() != "all":
+                pick &= np.asarray(r["receiver"]) == int(peer)
+            per_bucket = hist[pick].sum(axis=0)
+            low = 0
+            for bound, text in zip(bounds, values.split()):
+                k = bound.bit_length() - 1  # [2^(k-1), 2^k) is bucket h_k; the first class also holds h0..
+                expected = int(per_bucket[low:k + 1].sum())
+                assert text == ("." if expected == 0 and peer.strip() != "all" else str(expected)), (sender, peer, bound)
+                low = k + 1
+                compared += 1
+            assert int(per_bucket[low:].sum()) == 0, (sender, peer)  # the classes shown hold every message
+    assert compared > 0
