@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <sstream>
 #include <string>
@@ -192,20 +193,27 @@ py::dict wait_states_of(const OpenDumps& o) {
 // per (communicator, kind) when `per_rank` is false, else per (rank, communicator, kind),
 // each rank's lines summed alone. Lines the summary leaves out (malformed) are left out.
 py::dict nbc_overlap_of(const OpenDumps& o, bool per_rank) {
-  std::map<std::string, std::vector<JobAnnotation>> groups;  // rank (as written) -> its lines
-  for (const JobAnnotation& a : o.dumps.nbc)
-    if (a.keyword == "nbc_overlap" && !a.fields.empty()) groups[per_rank ? a.fields[0] : std::string()].push_back(a);
-  std::vector<std::pair<int64_t, const std::vector<JobAnnotation>*>> ordered;
-  for (const auto& [rank, lines] : groups) ordered.emplace_back(per_rank ? std::stoll(rank) : -1, &lines);
-  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // rank -> its lines (-1: every rank's, for the summary, which takes them all, as
+  // `mpimon show` does); per rank, a rank field that is not a number leaves the line out
+  std::map<int64_t, std::vector<JobAnnotation>> groups;
+  for (const JobAnnotation& a : o.dumps.nbc) {
+    if (a.keyword != "nbc_overlap" || a.fields.empty()) continue;
+    int64_t rank = -1;
+    if (per_rank) {
+      const std::string& field = a.fields[0];
+      const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), rank);
+      if (error != std::errc{} || end != field.data() + field.size() || rank < 0) continue;
+    }
+    groups[rank].push_back(a);
+  }
   py::list communicator, kind;
   std::vector<int64_t> rank;
   std::vector<uint8_t> followed;
   std::vector<uint64_t> ranks, not_followed, calls, waited, bytes, before, measured, histogram;
   std::vector<double> duration, blocked, mean, weighted;
   py::list lowest_rank;
-  for (const auto& [r, lines] : ordered) {
-    const tools::NbcSummary summary = tools::summarize_nbc(*lines);
+  for (const auto& [r, lines] : groups) {
+    const tools::NbcSummary summary = tools::summarize_nbc(lines);
     for (const auto& [key, s] : summary.kinds) {
       rank.push_back(r);
       communicator.append(key.first);
