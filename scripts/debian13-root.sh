@@ -29,6 +29,7 @@ packages=(
   python3-dev pybind11-dev python3-numpy    # the Python package (python/, docs/python.md)
   python3-pytest python3-pandas python3-scipy  # its tests (label python): DataFrames, sparse matrices
   libotf2-trace-dev otf2-tools python3-otf2 # the event logger's OTF2 output and its round trip test
+  python3-six                               # python3-otf2 imports six without depending on it (trixie)
 )
 
 exec "$here/debian-root.sh" --release trixie --root "${MPIMON_DEBIAN13_ROOT:-/var/cache/mpimon/debian13-root}" \
