@@ -26,6 +26,10 @@ packages=(
   xz-utils ca-certificates                  # unpacking Open MPI's source (compat headers)
   libhdf5-openmpi-dev libpnetcdf-dev        # real MPI-IO libraries (the io layer's tests)
   lammps lammps-examples                    # a real application (LAMMPS melt) in the tests
+  python3-dev pybind11-dev python3-numpy    # the Python package (python/, docs/python.md)
+  python3-pytest python3-pandas python3-scipy  # its tests (label python): DataFrames, sparse matrices
+  libotf2-trace-dev otf2-tools python3-otf2 # the event logger's OTF2 output and its round trip test
+  python3-six                               # python3-otf2 imports six without depending on it (trixie)
 )
 
 exec "$here/debian-root.sh" --release trixie --root "${MPIMON_DEBIAN13_ROOT:-/var/cache/mpimon/debian13-root}" \

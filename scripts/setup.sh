@@ -65,6 +65,7 @@ test_packages=(
   dpkg-dev debootstrap                 # the .deb (dpkg-shlibdeps for CPack) and a fresh Debian root to install it in
   python3-pytest python3-pandas python3-scipy   # the Python package's tests (DataFrames, sparse matrices)
   otf2-tools python3-otf2              # the OTF2 round trip: otf2-print and OTF2's Python reader
+  python3-six                          # python3-otf2 imports it without depending on it (Debian 13)
 )
 # Debian 12 also: clang-format 14, the style check (scripts/format.sh, ctest
 # Style.ClangFormatClean); debootstrap (above) also makes the Debian 13 root in which

@@ -14,8 +14,17 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 start=$SECONDS
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # What the tests below start (their add_dependencies pull the plugins, tools and programs).
+# The Python package's tests (label python, and mpi: they start jobs) when the root has
+# pybind11 and pytest: the package and the programs their jobs run.
+python_targets=()
+if cmake --build "$build" --target help | grep -q '^\.\.\. mpimon_python$' &&
+  [ -f "$build/python/tests/CTestTestfile.cmake" ]; then
+  # mpimon_installable: every installed target (plugins, the tool, the logger, the package)
+  python_targets=(mpimon_installable mpimon_example osc_patterns io_patterns nbc_patterns rma_wait_states)
+fi
 cmake --build "$build" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event_logger_mpi_tests \
-  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests
+  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests \
+  "${python_targets[@]}"
 echo "test-ompi5.sh: build: $((SECONDS - start)) s"
 start=$SECONDS
 if [ $# -eq 0 ]; then set -- -L '^(mpi|events|cluster)$'; fi

@@ -97,6 +97,35 @@ void Trace::record(const EventType& type, const std::vector<Value>& values, doub
     if (sync_kinds_.empty()) sync_kinds_ = value_names(type, "kind");
     r.op = static_cast<uint8_t>(integer(type, values, "kind", 0));
     r.object = static_cast<int32_t>(integer(type, values, "win_id", 0));
+  } else if (name == MPIMON_EVENT_IO_ACCESS) {
+    // Raised when the data-access call returns, with the time spent inside it: the begin
+    // record goes back by that time. The bytes are those asked (count x type size).
+    const std::vector<std::string>& kinds = value_names(type, "kind");
+    const int64_t kind = integer(type, values, "kind", -1);
+    if (kind < 0 || static_cast<size_t>(kind) >= kinds.size()) return;
+    const std::string& access = kinds[static_cast<size_t>(kind)];
+    const std::vector<std::string>& calls = value_names(type, "call");
+    const int64_t call = integer(type, values, "call", 0);
+    r.op = static_cast<uint8_t>(
+        (access.rfind("write", 0) == 0 ? kIoWrite : 0) |
+        (access.ends_with("_all") || access.ends_with("_ordered") ? kIoCollective : 0) |
+        (call > 0 && static_cast<size_t>(call) < calls.size() && calls[static_cast<size_t>(call)] != "blocking"
+             ? kIoNonblocking
+             : 0));
+    r.object = static_cast<int32_t>(integer(type, values, "file_id", 0));
+    r.other_bytes = io_operations_++;
+    const uint64_t asked = static_cast<uint64_t>(integer(type, values, "bytes", 0));
+    double inside = 0;
+    const int s = element_index(type, "seconds");
+    if (s >= 0 && static_cast<size_t>(s) < values.size() && values[static_cast<size_t>(s)].kind == ValueKind::floating)
+      inside = values[static_cast<size_t>(s)].floating_value;
+    r.kind = TraceRecord::io_begin;
+    r.seconds = seconds - std::max(inside, 0.0);
+    r.bytes = asked;
+    records_.push_back(r);
+    r.kind = TraceRecord::io_end;
+    r.seconds = seconds;
+    r.bytes = integer(type, values, "result", -1) == 0 ? asked : 0;  // a failed call moved nothing we know of
   } else {
     return;
   }
@@ -218,15 +247,16 @@ const OTF2_FlushCallbacks kFlush = {pre_flush, post_flush};
 struct RankFacts {
   uint64_t events = 0;
   int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
-  std::set<int32_t> comms, windows;
+  std::set<int32_t> comms, windows, files;  // files: MPI_File_c2f ids, the rank's own
 };
 
 // Every rank's facts at rank 0 (a gather of counts, then of the ids): O(ranks + ids).
 std::vector<RankFacts> gather_facts(const RankFacts& mine, int rank, int size) {
   std::vector<int64_t> flat{static_cast<int64_t>(mine.events), mine.first_ns, mine.last_ns,
-                            static_cast<int64_t>(mine.comms.size())};
+                            static_cast<int64_t>(mine.comms.size()), static_cast<int64_t>(mine.windows.size())};
   flat.insert(flat.end(), mine.comms.begin(), mine.comms.end());
   flat.insert(flat.end(), mine.windows.begin(), mine.windows.end());
+  flat.insert(flat.end(), mine.files.begin(), mine.files.end());
   int count = static_cast<int>(flat.size());
   std::vector<int> counts(static_cast<size_t>(rank == 0 ? size : 0)), displacements(counts.size());
   PMPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -245,9 +275,11 @@ std::vector<RankFacts> gather_facts(const RankFacts& mine, int rank, int size) {
     f.events = static_cast<uint64_t>(p[0]);
     f.first_ns = p[1];
     f.last_ns = p[2];
-    const auto comms = static_cast<size_t>(p[3]);
-    for (size_t k = 0; k < comms; ++k) f.comms.insert(static_cast<int32_t>(p[4 + k]));
-    for (size_t k = 4 + comms; k < static_cast<size_t>(counts[i]); ++k) f.windows.insert(static_cast<int32_t>(p[k]));
+    const auto comms = static_cast<size_t>(p[3]), windows = static_cast<size_t>(p[4]);
+    for (size_t k = 0; k < comms; ++k) f.comms.insert(static_cast<int32_t>(p[5 + k]));
+    for (size_t k = 0; k < windows; ++k) f.windows.insert(static_cast<int32_t>(p[5 + comms + k]));
+    for (size_t k = 5 + comms + windows; k < static_cast<size_t>(counts[i]); ++k)
+      f.files.insert(static_cast<int32_t>(p[k]));
     facts.push_back(std::move(f));
   }
   return facts;
@@ -293,7 +325,8 @@ std::string region_name(const std::string& kind, bool window) {
 struct Ids {
   std::vector<std::string> coll_kinds, sync_kinds;
   std::map<int32_t, uint32_t> comm, win;
-  uint32_t world_comm = 0;  // the communicator of the windows (ids of windows' groups are not logged)
+  uint32_t world_comm = 0;           // the communicator of the windows (ids of windows' groups are not logged)
+  std::map<int32_t, uint32_t> file;  // this rank's file ids -> its I/O handles (numbered rank after rank)
   OTF2_RegionRef coll_region(uint8_t op) const { return op; }
   OTF2_RegionRef sync_region(uint8_t op) const { return static_cast<OTF2_RegionRef>(coll_kinds.size() + op); }
 };
@@ -353,6 +386,25 @@ void write_definitions(OTF2_Archive* archive, const Ids& ids, const std::vector<
   for (const auto& [id, ref] : ids.win)
     OTF2_GlobalDefWriter_WriteRmaWin(defs, ref, string("window " + std::to_string(id)), ids.world_comm,
                                      OTF2_RMA_WIN_FLAG_NONE);
+  // MPI-IO: one file and one handle per (rank, file id), rank after rank. The events carry
+  // the process's MPI_File_c2f index, not the file's name (the logger does not see
+  // MPI_File_open), so the same file opened by several ranks is one handle per rank.
+  uint32_t handle = 0;
+  for (uint32_t r = 0; r < size; ++r)
+    for (const int32_t id : facts[r].files) {
+      if (handle == 0) {
+        const uint32_t mpi_io = string("MPI-IO");
+        OTF2_GlobalDefWriter_WriteIoParadigm(defs, 0, mpi_io, mpi_io, OTF2_IO_PARADIGM_CLASS_PARALLEL,
+                                             OTF2_IO_PARADIGM_FLAG_NONE, 0, nullptr, nullptr, nullptr);
+      }
+      const uint32_t name = string("file " + std::to_string(id) + " of rank " + std::to_string(r));
+      OTF2_GlobalDefWriter_WriteIoRegularFile(defs, handle, name, 0);
+      OTF2_GlobalDefWriter_WriteIoHandle(defs, handle, name, handle, 0, OTF2_IO_HANDLE_FLAG_PRE_CREATED,
+                                         OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_IO_HANDLE);
+      OTF2_GlobalDefWriter_WriteIoPreCreatedHandleState(defs, handle, OTF2_IO_ACCESS_MODE_READ_WRITE,
+                                                        OTF2_IO_STATUS_FLAG_NONE);
+      ++handle;
+    }
 }
 
 void write_events(OTF2_EvtWriter* w, const Trace& trace, const Ids& ids, std::vector<TraceRecord> records) {
@@ -401,6 +453,18 @@ void write_events(OTF2_EvtWriter* w, const Trace& trace, const Ids& ids, std::ve
       case TraceRecord::sync_end:
         OTF2_EvtWriter_Leave(w, nullptr, t, ids.sync_region(r.op));
         break;
+      case TraceRecord::io_begin: {
+        OTF2_IoOperationFlag flags = OTF2_IO_OPERATION_FLAG_NONE;
+        if (r.op & kIoCollective) flags |= OTF2_IO_OPERATION_FLAG_COLLECTIVE;
+        if (r.op & kIoNonblocking) flags |= OTF2_IO_OPERATION_FLAG_NON_BLOCKING;
+        OTF2_EvtWriter_IoOperationBegin(w, nullptr, t, ids.file.at(r.object),
+                                        r.op & kIoWrite ? OTF2_IO_OPERATION_MODE_WRITE : OTF2_IO_OPERATION_MODE_READ,
+                                        flags, r.bytes, r.other_bytes);
+        break;
+      }
+      case TraceRecord::io_end:
+        OTF2_EvtWriter_IoOperationComplete(w, nullptr, t, ids.file.at(r.object), r.bytes, r.other_bytes);
+        break;
     }
   }
 }
@@ -444,6 +508,8 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
     mine.events += otf2_events(r, ids.coll_kinds);
     if (r.kind == TraceRecord::rma || r.kind == TraceRecord::sync_begin || r.kind == TraceRecord::sync_end)
       mine.windows.insert(r.object);
+    else if (r.kind == TraceRecord::io_begin || r.kind == TraceRecord::io_end)
+      mine.files.insert(r.object);
     else
       mine.comms.insert(r.object);
   }
@@ -484,6 +550,11 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
       ids.comm.emplace(id, static_cast<uint32_t>(ids.comm.size()));
   }
   ids.world_comm = ids.comm.at(0);
+  // This rank's I/O handles follow those of the ranks before it.
+  uint64_t files = mine.files.size(), first_handle = 0;
+  PMPI_Exscan(&files, &first_handle, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (world_rank == 0) first_handle = 0;  // Exscan leaves rank 0's undefined
+  for (const int32_t id : mine.files) ids.file.emplace(id, static_cast<uint32_t>(first_handle + ids.file.size()));
 
   const fs::path folder = fs::path(temporary);
   OTF2_Archive* archive = OTF2_Archive_Open(folder.string().c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,

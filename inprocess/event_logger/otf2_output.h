@@ -33,22 +33,25 @@ OutputFormats parse_output_formats(const std::string& value, std::string& error)
 
 // One event as OTF2 needs it.
 struct TraceRecord {
-  enum Kind : uint8_t { send, recv, coll_begin, coll_end, rma, sync_begin, sync_end };
+  enum Kind : uint8_t { send, recv, coll_begin, coll_end, rma, sync_begin, sync_end, io_begin, io_end };
   double seconds = 0;  // on the logger's timeline (since MPI_Init)
   Kind kind = send;
-  uint8_t op = 0;            // collective: index into the kind names; sync: likewise
-  int32_t object = 0;        // comm_id or win_id
+  uint8_t op = 0;  // collective: index into the kind names; sync: likewise; io: kIoWrite, kIoCollective, kIoNonblocking
+  int32_t object = 0;        // comm_id, win_id or file_id (MPI_File_c2f: the process's own)
   int32_t peer = -1;         // world rank: receiver, sender, RMA target, collective root (-1: none)
   int32_t tag = 0;           // p2p tag
   uint64_t bytes = 0;        // message size; RMA: bytes sent (put); collective: this process's
-  uint64_t other_bytes = 0;  // RMA: bytes received (get); collective: the request (nonblocking)
+  uint64_t other_bytes = 0;  // RMA: bytes received (get); collective: the request (nonblocking); io: matching id
 };
+// The bits of an MPI-IO record's `op`.
+inline constexpr uint8_t kIoWrite = 1, kIoCollective = 2, kIoNonblocking = 4;
 
 class Trace {
  public:
   // `origin_realtime_ns`: CLOCK_REALTIME at the timeline's second 0.
   explicit Trace(int64_t origin_realtime_ns) : origin_ns_(origin_realtime_ns) {}
-  // Keeps the event if it is one OTF2 records (point-to-point, collective, RMA, sync).
+  // Keeps the event if it is one OTF2 records (point-to-point, collective, RMA, sync,
+  // MPI-IO data access: a begin and an end record, the call's start and return).
   void record(const EventType& type, const std::vector<Value>& values, double seconds);
   const std::vector<TraceRecord>& records() const { return records_; }
   int64_t origin_ns() const { return origin_ns_; }
@@ -61,6 +64,7 @@ class Trace {
   int64_t origin_ns_;
   std::vector<TraceRecord> records_;
   std::vector<std::string> coll_kinds_, sync_kinds_;
+  uint64_t io_operations_ = 0;  // the matching ids of MPI-IO operations
 };
 
 // Collective over MPI_COMM_WORLD (every rank calls it, `trace` null where a rank logs

@@ -17,11 +17,12 @@ is needed only for matrices above :data:`DENSE_RANKS` ranks.
 from ._mpimon import CATEGORIES, FormatError
 from ._matrix import DENSE_RANKS
 from ._frames import HAVE_PANDAS, Table
-from ._job import HISTOGRAM_COLUMNS, Traffic, read_job, read_prof
+from ._job import HISTOGRAM_COLUMNS, NBC_HISTOGRAM_COLUMNS, Traffic, read_job, read_prof
 from ._series import Series, read_series
 from ._events import Events, read_events
 from ._hosts import crossing, hosts_by_slot, read_hostfile
 
 __all__ = ["FormatError", "read_job", "read_prof", "read_series", "read_events", "Traffic", "Series", "Events",
-           "Table", "read_hostfile", "hosts_by_slot", "crossing", "CATEGORIES", "HISTOGRAM_COLUMNS", "DENSE_RANKS", "HAVE_PANDAS"]
+           "Table", "read_hostfile", "hosts_by_slot", "crossing", "CATEGORIES", "HISTOGRAM_COLUMNS",
+           "NBC_HISTOGRAM_COLUMNS", "DENSE_RANKS", "HAVE_PANDAS"]
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ SEND_POSTED = "mpimon_pml_send_posted"
 class Events:
     """Every event every rank logged, its drops and its statistics."""
 
-    def __init__(self, prefix: str, data: Dict[str, Any]):
+    def __init__(self, prefix: str, data: Dict[str, Any]) -> None:
         self.prefix: str = prefix
         self._d = data
         self.files = list(data["files"])

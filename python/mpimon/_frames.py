@@ -6,7 +6,7 @@ the package still imports (and its matrices still work) where it is not.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -30,7 +30,8 @@ class Table(dict):
         return 0
 
     @property
-    def columns(self) -> list:
+    def columns(self) -> List[str]:
+        """The column names, as a DataFrame's ``columns`` gives them."""
         return list(self.keys())
 
 

@@ -37,7 +37,7 @@ class Traffic:
     transposed, as docs/formats.md says), and every cell equals ``mpimon matrix``'s.
     """
 
-    def __init__(self, inputs: List[str], records: Dict[str, Any]):
+    def __init__(self, inputs: List[str], records: Dict[str, Any]) -> None:
         self._dumps = open_dumps(inputs, True)
         self._records = records
         self.inputs: List[str] = inputs
@@ -127,6 +127,34 @@ class Traffic:
         return table(dict(self._dumps.wait_states()))
 
     @property
+    def nbc_overlap(self) -> Any:
+        """Nonblocking collectives' overlap per (rank, communicator, kind), from the job
+        files' ``nbc_overlap`` lines (``coll_monitoring_nbc_overlap``), summed by the tools'
+        own summary: rank, communicator (its name), kind (iallreduce, ...), followed (False:
+        a ``not followed`` line, no figure), calls, waited, duration and blocked (seconds),
+        bytes, bytes_before_wait, measured (calls with an overlap), mean_overlap,
+        byte_weighted_overlap (NaN when nothing was measured), o0..o9 (per-call overlaps in
+        [0, 0.1), ..., [0.9, 1]). Empty for .prof dumps and jobs without such calls."""
+        return _nbc_table(self._dumps.nbc_overlap(True), per_rank=True)
+
+    @property
+    def nbc_summary(self) -> Any:
+        """The overlap summed over the ranks per (communicator, kind), the table ``mpimon
+        show`` prints under "Nonblocking collectives": communicator, kind, ranks (with
+        followed calls), not_followed_ranks, calls, waited, duration, blocked, bytes,
+        bytes_before_wait, measured, mean_overlap, byte_weighted_overlap, lowest_rank (the
+        rank with the lowest mean overlap), o0..o9. :attr:`nbc_samplings` says how the
+        calls were sampled."""
+        return _nbc_table(self._dumps.nbc_overlap(False), per_rank=False)
+
+    @property
+    def nbc_samplings(self) -> List[str]:
+        """The sampling schedules of ranks that followed only some calls (``nbc_sampling``
+        lines), as the tools print them: ``"128 after the first 64"``; [] when every call
+        was followed."""
+        return list(self._dumps.nbc_samplings())
+
+    @property
     def io(self) -> Any:
         """MPI-IO per (file, rank): asked (calls, bytes), reached the file system
         (operations, bytes), failed there, seconds, per direction; the shuffle sent."""
@@ -180,6 +208,21 @@ def read_prof(prefix: Union[PathLike, Sequence[PathLike]]) -> Traffic:
     inputs = _paths(prefix)
     records = prof_records(inputs)
     return Traffic(inputs, records)
+
+
+#: The overlap histogram's columns of :attr:`Traffic.nbc_overlap`: ``o<k>`` counts the calls
+#: whose overlap is in [k/10, (k+1)/10) (``o9``: [0.9, 1]).
+NBC_HISTOGRAM_COLUMNS: List[str] = [f"o{k}" for k in range(10)]
+
+
+def _nbc_table(columns: Dict[str, Any], per_rank: bool) -> Any:
+    columns = dict(columns)
+    histogram = np.asarray(columns.pop("histogram")).reshape(-1, len(NBC_HISTOGRAM_COLUMNS))
+    if per_rank:
+        columns["followed"] = np.asarray(columns["followed"]).astype(bool)
+    for k, name in enumerate(NBC_HISTOGRAM_COLUMNS):
+        columns[name] = histogram[:, k]
+    return table(columns)
 
 
 def _empty_records() -> Dict[str, Any]:

@@ -18,7 +18,7 @@ class Series:
     Times are seconds since the job's start (end of MPI_Init on rank 0).
     """
 
-    def __init__(self, folder: str, data: Dict[str, Any]):
+    def __init__(self, folder: str, data: Dict[str, Any]) -> None:
         self.folder: str = folder
         self._d = data
         self.world_size: int = int(data["world_size"])

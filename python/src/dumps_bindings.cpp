@@ -4,13 +4,18 @@
 // file's reader, the .prof reader) with its size histogram.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <charconv>
+#include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
 #include "dumps.h"
 #include "hostfile.h"
+#include "nbc_summary.h"
 #include "readers/job_reader.h"
 #include "readers/wait_annotations_reader.h"
 #include "series_input.h"
@@ -183,6 +188,82 @@ py::dict wait_states_of(const OpenDumps& o) {
   return d;
 }
 
+// The nonblocking collectives' overlap (`nbc_overlap` lines), summed by the tools' own
+// summary (nbc_summary.h, what `mpimon show` and `mpimon report` print): over all ranks
+// per (communicator, kind) when `per_rank` is false, else per (rank, communicator, kind),
+// each rank's lines summed alone. Lines the summary leaves out (malformed) are left out.
+py::dict nbc_overlap_of(const OpenDumps& o, bool per_rank) {
+  // rank -> its lines (-1: every rank's, for the summary, which takes them all, as
+  // `mpimon show` does); per rank, a rank field that is not a number leaves the line out
+  std::map<int64_t, std::vector<JobAnnotation>> groups;
+  for (const JobAnnotation& a : o.dumps.nbc) {
+    if (a.keyword != "nbc_overlap" || a.fields.empty()) continue;
+    int64_t rank = -1;
+    if (per_rank) {
+      const std::string& field = a.fields[0];
+      const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), rank);
+      if (error != std::errc{} || end != field.data() + field.size() || rank < 0) continue;
+    }
+    groups[rank].push_back(a);
+  }
+  py::list communicator, kind;
+  std::vector<int64_t> rank;
+  std::vector<uint8_t> followed;
+  std::vector<uint64_t> ranks, not_followed, calls, waited, bytes, before, measured, histogram;
+  std::vector<double> duration, blocked, mean, weighted;
+  py::list lowest_rank;
+  for (const auto& [r, lines] : groups) {
+    const tools::NbcSummary summary = tools::summarize_nbc(lines);
+    for (const auto& [key, s] : summary.kinds) {
+      rank.push_back(r);
+      communicator.append(key.first);
+      kind.append(key.second);
+      ranks.push_back(s.ranks);
+      not_followed.push_back(s.not_followed_ranks);
+      followed.push_back(!s.not_followed());
+      calls.push_back(s.calls);
+      waited.push_back(s.waited);
+      duration.push_back(s.duration);
+      blocked.push_back(s.blocked);
+      bytes.push_back(s.bytes);
+      before.push_back(s.before);
+      measured.push_back(s.measured);
+      mean.push_back(s.mean_overlap());
+      weighted.push_back(s.weighted_overlap());
+      histogram.insert(histogram.end(), s.histogram, s.histogram + tools::kNbcBuckets);
+      lowest_rank.append(s.lowest_rank);
+    }
+  }
+  py::dict d;
+  if (per_rank) d["rank"] = to_numpy(std::move(rank));
+  d["communicator"] = communicator;
+  d["kind"] = kind;
+  if (!per_rank) {
+    d["ranks"] = to_numpy(std::move(ranks));
+    d["not_followed_ranks"] = to_numpy(std::move(not_followed));
+  } else {
+    d["followed"] = to_numpy(std::move(followed));  // 0: the rank followed no call of it ("not followed")
+  }
+  d["calls"] = to_numpy(std::move(calls));
+  d["waited"] = to_numpy(std::move(waited));
+  d["duration"] = to_numpy(std::move(duration));
+  d["blocked"] = to_numpy(std::move(blocked));
+  d["bytes"] = to_numpy(std::move(bytes));
+  d["bytes_before_wait"] = to_numpy(std::move(before));
+  d["measured"] = to_numpy(std::move(measured));
+  d["mean_overlap"] = to_numpy(std::move(mean));
+  d["byte_weighted_overlap"] = to_numpy(std::move(weighted));
+  if (!per_rank) d["lowest_rank"] = lowest_rank;
+  d["histogram"] = to_numpy_2d(std::move(histogram), tools::kNbcBuckets);
+  return d;
+}
+
+// The `nbc_sampling` schedules as the tools print them ("128 after the first 64").
+std::vector<std::string> nbc_samplings_of(const OpenDumps& o) {
+  const tools::NbcSummary summary = tools::summarize_nbc(o.dumps.nbc);
+  return {summary.samplings.begin(), summary.samplings.end()};
+}
+
 // Records as written: (recorder, peer, category, counters, histogram).
 struct RecordColumns {
   std::vector<int32_t> recorder, peer;
@@ -281,7 +362,9 @@ void bind_dumps(py::module_& m) {
       .def("window_syncs", &window_syncs_of)
       .def("annotations", &annotations_of)
       .def("io", &io_rows_of)
-      .def("wait_states", &wait_states_of);
+      .def("wait_states", &wait_states_of)
+      .def("nbc_overlap", &nbc_overlap_of, py::arg("per_rank"))
+      .def("nbc_samplings", &nbc_samplings_of);
   m.def("open_dumps", &open_dumps, py::arg("arguments"), py::arg("annotations") = true);
   m.def("job_records", &job_records, py::arg("path"));
   m.def("prof_records", &prof_records, py::arg("arguments"));

@@ -17,7 +17,9 @@ import pytest
 BUILD = Path(os.environ.get("MPIMON_BUILD_DIR", Path(__file__).resolve().parents[2] / "build"))
 SOURCE = Path(__file__).resolve().parents[2]
 MPIMON = BUILD / "bin" / "mpimon"
-LOGGER = BUILD / "lib" / "mpimon" / "libmpimon_event_logger.so"
+# The event logger: the build tree's, or MPIMON_EVENT_LOGGER (a logger built elsewhere,
+# tried against this build's components).
+LOGGER = Path(os.environ.get("MPIMON_EVENT_LOGGER", BUILD / "lib" / "mpimon" / "libmpimon_event_logger.so"))
 
 
 def program(name: str) -> str:
@@ -140,4 +142,33 @@ def lammps_job(tmp_path_factory) -> Path:
         pytest.skip("LAMMPS (Debian's lammps, lammps-examples) is not installed")
     folder = tmp_path_factory.mktemp("lammps")
     run_job(folder, 4, MONITORING + ["/usr/bin/lmp", "-in", str(LAMMPS_MELT), "-log", "none", "-screen", "none"])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def nbc_job(tmp_path_factory) -> Path:
+    """nbc_patterns kinds on 4 ranks: every nonblocking collective kind on MPI_COMM_WORLD, a
+    split, a Cartesian ring and an intercommunicator (the job file's nbc_overlap lines)."""
+    folder = tmp_path_factory.mktemp("nbc")
+    run_job(folder, 4, MONITORING + [program("nbc_patterns"), "kinds"])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def waits_job(tmp_path_factory) -> Path:
+    """rma_wait_states wait_at_fence on 4 ranks (osc_monitoring_wait_states 1): rank 3 is
+    0.2 s late at a fence, ranks 0-2 wait for it (the job file's wait_state lines)."""
+    folder = tmp_path_factory.mktemp("waits")
+    run_job(folder, 4, MONITORING + ["--mca", "osc_monitoring_wait_states", "1", program("rma_wait_states"),
+                                     "wait_at_fence", "0.2"])
+    return folder
+
+
+@pytest.fixture(scope="session")
+def io_otf2_job(tmp_path_factory) -> Path:
+    """io_patterns under the logger, OTF2 only: 4 ranks x 4096 B of MPI_File_write_at_all,
+    then every data-access kind of MPI-IO once on 2 ranks (its own folder, "kinds")."""
+    folder = tmp_path_factory.mktemp("io_otf2")
+    run_job(folder, 4, MONITORING + ["-x", f"LD_PRELOAD={LOGGER}", "-x", "MEL_OUTPUT=events",
+                                     "-x", "MEL_FORMAT=otf2", program("io_patterns"), "write_at_all", "4096"])
     return folder

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -61,9 +62,14 @@ def trace_matrices(path: Path, ranks: int):
     return m, collectives
 
 
-def test_the_traces_matrix_equals_the_job_files(otf2_job: Path) -> None:
+def test_the_traces_matrix_equals_the_job_files(otf2_job: Path, capfd) -> None:
     job = mpimon.read_job(otf2_job / "job.txt")
-    m, collectives = trace_matrices(anchor(otf2_job), job.ranks)
+    with warnings.catch_warnings(record=True) as said:  # python3-otf2 reads it without a warning
+        warnings.simplefilter("always")
+        m, collectives = trace_matrices(anchor(otf2_job), job.ranks)
+    assert not said, [str(w.message) for w in said]
+    printed = capfd.readouterr()  # nor does the OTF2 library under it print one
+    assert "warn" not in (printed.out + printed.err).lower() and "error" not in printed.err.lower(), printed.err
     assert np.array_equal(m["Eb"], job.matrix("E", "bytes"))
     assert np.array_equal(m["Em"], job.matrix("E", "messages"))
     assert np.array_equal(m["Ib"], job.matrix("I", "bytes"))
@@ -98,6 +104,49 @@ def test_one_sided_operations_equal_the_job_files_s_and_r(osc_otf2_job: Path) ->
         assert np.array_equal(m[key], job.matrix(category, metric)), key
     assert int(m["Sm"].sum()) > 0 and int(m["Rm"].sum()) > 0
     assert len(mpimon.read_events(osc_otf2_job / "events").events) == 0  # MEL_FORMAT=otf2: no event lines
+
+
+def test_mpi_io_operations_equal_the_job_files_io(io_otf2_job: Path) -> None:
+    """Each MPI-IO data access is an IoOperationBegin .. IoOperationComplete pair on a
+    handle of its rank: per rank, the operations and bytes asked equal the job file's io
+    records (asked calls and bytes), and a collective call is flagged COLLECTIVE."""
+    job = mpimon.read_job(io_otf2_job / "job.txt")
+    io = job.io
+    files = np.asarray(io["file"])
+    out = np.array([str(f).endswith("out.dat") for f in files])
+    ranks = np.asarray(io["rank"])[out]
+    expected = {int(r): (int(c), int(b)) for r, c, b in
+                zip(ranks, np.asarray(io["write_asked_calls"])[out], np.asarray(io["write_asked_bytes"])[out])}
+    assert len(expected) == 4
+    begun = {r: [0, 0] for r in range(job.ranks)}
+    completed = {r: 0 for r in range(job.ranks)}
+    open_operations = {}
+    with otf2.reader.open(str(anchor(io_otf2_job))) as trace:
+        locations = list(trace.definitions.locations)
+        handles = list(trace.definitions.io_handles)
+        assert len(handles) == 4  # one per rank: the logger sees the process's file id, not the name
+        for location, event in trace.events:
+            me = locations.index(location)
+            if isinstance(event, otf2.events.IoOperationBegin):
+                assert event.mode == otf2.IoOperationMode.WRITE
+                assert event.operation_flags & otf2.IoOperationFlag.COLLECTIVE
+                begun[me][0] += 1
+                begun[me][1] += event.bytes_request
+                open_operations[(me, event.matching_id)] = event.time
+            elif isinstance(event, otf2.events.IoOperationComplete):
+                start = open_operations.pop((me, event.matching_id))
+                assert event.time >= start
+                completed[me] += event.bytes_result
+    assert not open_operations  # every operation completed
+    tool = shutil.which("otf2-print")
+    if tool is not None:  # the I/O definitions and events open without a warning
+        for flags in ([], ["-G"]):
+            done = subprocess.run([tool] + flags + [str(anchor(io_otf2_job))], capture_output=True, text=True,
+                                  timeout=60)
+            assert done.returncode == 0 and "warn" not in (done.stdout + done.stderr).lower(), done.stderr
+            assert "IO_OPERATION_BEGIN" in done.stdout or "IO_HANDLE" in done.stdout
+    assert {r: tuple(v) for r, v in begun.items() if v[0]} == expected
+    assert {r: b for r, b in completed.items() if b} == {r: b for r, (_, b) in expected.items()}
 
 
 def test_an_unknown_format_is_said_and_the_text_log_written(tmp_path: Path) -> None:
