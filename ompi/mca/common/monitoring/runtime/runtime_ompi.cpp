@@ -19,6 +19,7 @@
 #include "formats/prof_format.h"
 #include "runtime/end_of_job_files_ompi.h"
 #include "runtime/lifecycle_events_ompi.h"
+#include "runtime/site_log_ompi.h"
 
 #include <ompi/mca/hook/base/base.h>
 
@@ -170,7 +171,8 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
   EndOfJobContent content;
   content.prof_to_file = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
   content.job_file = !settings.job_file.empty();
-  if (!content.prof_to_file && !content.job_file) return;
+  const bool site_log = !settings.site_log_root.empty();  // mpimon_log_path (runtime/site_log_ompi.h)
+  if (!content.prof_to_file && !content.job_file && !site_log) return;
   // Collective: only when every rank runs our components (a mixed deployment would hang
   // here). Duplicated now, at the start of MPI_Finalize with recording paused, not in
   // MPI_Init: the application's communicators keep the numbers Open MPI gives them.
@@ -182,7 +184,7 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
   }
   if (content.prof_to_file)
     content.prof_text = format_prof(world_rank_, records, settings.split_internal(), layers.prof);
-  if (content.job_file) {
+  if (content.job_file || site_log) {
     if (world_rank_ == 0) {
       content.job_header.world_size = ompi_comm_size(comm);
       content.job_header.enable_level = settings.enable_level;
@@ -194,6 +196,9 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
     if (world_rank_ == 0) content.job_body += format_job_program(program_name());
   }
   write_end_of_job_files(comm, settings, world_rank_, content);
+  // The site log: the same header and blocks, gathered at rank 0 (the same text as the
+  // job file plus the `site` annotations), compressed into the dated folder.
+  if (site_log) write_site_log(comm, settings, world_rank_, content.job_header, content.job_body, start_time_);
   ompi_comm_free(&comm);
 }
 
