@@ -126,7 +126,7 @@ TEST(SiteLogGzip, ExpansionLimitHolds) {
 TEST(SiteAnnotations, HostsInOrderOfFirstRankWithRanges) {
   SiteLogName name{"alice", "my app", "12", 99, 0};
   EXPECT_EQ(format_site_annotations(name, {"n1", "n1", "n2", "n2", "n1"}),
-            "site user alice\nsite executable my%20app\nsite job_id 12\nsite launcher_pid 99\nsite hosts 2\n"
+            "site user alice\nsite executable my%20app\nsite job_id 12\nsite pid 99\nsite hosts 2\n"
             "site host n1 0-1,4\nsite host n2 2-3\n");
 }
 

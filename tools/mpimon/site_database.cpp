@@ -28,7 +28,7 @@ const std::string& schema() {
   static const std::string text =
       "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
       "CREATE TABLE IF NOT EXISTS jobs(path TEXT PRIMARY KEY, file_bytes INTEGER, mtime_ns INTEGER,"
-      " owner_uid INTEGER, owner TEXT, user TEXT, executable TEXT, job_id TEXT, launcher_pid INTEGER,"
+      " owner_uid INTEGER, owner TEXT, user TEXT, executable TEXT, job_id TEXT, pid INTEGER,"
       " ranks INTEGER, hosts INTEGER, day TEXT, start_time TEXT, end_time TEXT, duration_s INTEGER" +
       category_columns("INTEGER") +
       ", communication_bytes INTEGER, crossing_bytes INTEGER, placed_crossing_bytes INTEGER,"
@@ -102,7 +102,7 @@ struct Statement {
 
 std::string insert_sql() {
   std::string columns =
-      "path, file_bytes, mtime_ns, owner_uid, owner, user, executable, job_id, launcher_pid, ranks, hosts, day, "
+      "path, file_bytes, mtime_ns, owner_uid, owner, user, executable, job_id, pid, ranks, hosts, day, "
       "start_time, end_time, duration_s";
   int count = 15;
   for (int c = 0; c < kCategoryCount; ++c) {
@@ -135,7 +135,7 @@ void bind_row(Statement& s, const JobRow& row) {
       .text(row.user)
       .text(row.executable)
       .text(row.job_id)
-      .integer(row.launcher_pid)
+      .integer(row.pid)
       .integer(row.ranks)
       .integer(row.hosts)
       .text(row.day)

@@ -140,9 +140,9 @@ JobRow summarize_site_log(const std::string& path) {
     } else if (key == "job_id") {
       expect(2);
       row.job_id = unescape_name(a.fields[1]);
-    } else if (key == "launcher_pid") {
+    } else if (key == "pid") {
       expect(2);
-      row.launcher_pid = std::strtoll(a.fields[1].c_str(), nullptr, 10);
+      row.pid = std::strtoll(a.fields[1].c_str(), nullptr, 10);
     } else if (key == "host") {
       expect(3);
       std::vector<int32_t> members;

@@ -44,7 +44,7 @@ struct JobRow {
   uid_t owner_uid = 0;  // the file's owner: who ran the job (the `site user` field is only what the job said)
   std::string owner;    // its name (the uid in digits when the password database has none)
   std::string user, executable, job_id;
-  int64_t launcher_pid = 0;
+  int64_t pid = 0;
   int32_t ranks = 0;
   int32_t hosts = 0;
   std::string day;                   // "YYYY-MM-DD" of the start (UTC)

@@ -60,11 +60,11 @@ int run_admin(const AdminOptions& o) {
   std::tm today{};
   ::gmtime_r(&now, &today);
   const std::vector<int> years = parse_years(o.years, today.tm_year + 1900);
-  std::optional<gid_t> group;
+  std::optional<gid_t> site_group;
   if (!o.group.empty()) {
-    const group* entry = ::getgrnam(o.group.c_str());
+    const struct group* entry = ::getgrnam(o.group.c_str());
     if (entry == nullptr) throw std::invalid_argument("--group: no group '" + o.group + "'");
-    group = entry->gr_gid;
+    site_group = entry->gr_gid;
   }
   if (o.root.empty() || o.root[0] != '/')
     throw std::invalid_argument("expected an absolute log path, not '" + o.root + "'");
@@ -84,9 +84,9 @@ int run_admin(const AdminOptions& o) {
     return 1;
   }
   size_t made = 0, total = 0;
-  for (const LogDir& dir : log_dir_plan(years, group.has_value())) {
+  for (const LogDir& dir : log_dir_plan(years, site_group.has_value())) {
     ++total;
-    if (!make_log_dir(root_fd, o.root, dir, group, made)) {
+    if (!make_log_dir(root_fd, o.root, dir, site_group, made)) {
       ::close(root_fd);
       return 1;
     }
@@ -94,7 +94,7 @@ int run_admin(const AdminOptions& o) {
   ::close(root_fd);
   std::cout << o.root << ": " << made << " folders made, " << total - made << " already there (years";
   for (int y : years) std::cout << ' ' << y;
-  std::cout << "; days " << (group ? "03777, group " + o.group + ": logs 0440" : "01777: logs 0400") << ")\n";
+  std::cout << "; days " << (site_group ? "03777, group " + o.group + ": logs 0440" : "01777: logs 0400") << ")\n";
   return 0;
 }
 

@@ -90,7 +90,7 @@ std::string site_log_file_name(const SiteLogName& name, const std::string& suffi
   char time_of_day[16];
   std::snprintf(time_of_day, sizeof time_of_day, "%02d%02d%02d", t.tm_hour, t.tm_min, t.tm_sec);
   return site_name_field(name.user) + "_" + site_name_field(name.executable) + "_id" + site_name_field(name.job_id) +
-         "-" + std::to_string(name.launcher_pid) + "_" + time_of_day + (suffix.empty() ? "" : "-" + suffix) + ".mpimon";
+         "-" + std::to_string(name.pid) + "_" + time_of_day + (suffix.empty() ? "" : "-" + suffix) + ".mpimon";
 }
 
 std::string site_folder_problem(uid_t owner, mode_t mode, uid_t root_owner) {
@@ -234,7 +234,7 @@ std::string gzip_decompress(std::string_view data, uint64_t limit) {
 std::string format_site_annotations(const SiteLogName& name, const std::vector<std::string>& rank_hosts) {
   std::string out = "site user " + escape_name(name.user, true) + "\nsite executable " +
                     escape_name(name.executable, true) + "\nsite job_id " + escape_name(name.job_id, true) +
-                    "\nsite launcher_pid " + std::to_string(name.launcher_pid) + "\n";
+                    "\nsite pid " + std::to_string(name.pid) + "\n";
   // Hosts in order of their first rank; ranks per host as ranges. O(ranks) with a map
   // from name to position.
   std::vector<std::string> hosts;

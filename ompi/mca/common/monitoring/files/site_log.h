@@ -39,7 +39,7 @@ std::string site_name_field(std::string_view text);
 
 struct SiteLogName {
   std::string user, executable, job_id;
-  long launcher_pid = 0;
+  long pid = 0;              // rank 0's
   long long start_time = 0;  // seconds since the epoch
 };
 // "YYYY/MM/DD" of the start time (UTC).
@@ -74,7 +74,7 @@ bool looks_gzipped(std::string_view data);
 //   site user <name>
 //   site executable <name>
 //   site job_id <id>
-//   site launcher_pid <pid>
+//   site pid <rank 0's pid>
 //   site hosts <count>
 //   site host <escaped name> <rank ranges>      (one per host, in order of first rank)
 // `rank_hosts[r]`: the host of world rank r.

@@ -84,7 +84,7 @@ void write_site_log(MPI_Comm comm, const Settings& settings, int rank, const Job
   SiteLogName name;
   name.user = job_user();
   name.executable = program_name();
-  name.launcher_pid = static_cast<long>(::getpid());
+  name.pid = static_cast<long>(::getpid());
   name.job_id = site_job_id([](const char* v) { return std::getenv(v); }, static_cast<long>(::getppid()));
   name.start_time = start_time;
   blocks[0] += format_site_annotations(name, hosts);
