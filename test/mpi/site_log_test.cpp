@@ -40,11 +40,12 @@ fs::path new_log_root(const std::string& mk_log_dirs_options = "") {
   return root;
 }
 
-// Every site log under `root` (any day).
+// Every site log under `root` (any day): regular files, not links to one.
 std::vector<fs::path> logs_under(const fs::path& root) {
   std::vector<fs::path> logs;
   for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file() && entry.path().extension() == ".mpimon") logs.push_back(entry.path());
+    if (fs::is_regular_file(entry.symlink_status()) && entry.path().extension() == ".mpimon")
+      logs.push_back(entry.path());
   return logs;
 }
 
@@ -334,6 +335,7 @@ TEST(SiteLog, TwoOrdinaryUsersOnOneLogPath4Ranks) {
     EXPECT_EQ(st.st_uid, ::getpwnam("mpimon-user")->pw_uid);
   }
   EXPECT_EQ(read_text(day / "planted"), "mine\n");
+  EXPECT_EQ(fs::read_symlink(day / "mpimon-user_mpimon_example.mpimon"), day / "planted");
 
   // The second user's own job lands beside, as theirs.
   const JobResult other = as_user("mpimon-user2", job);
