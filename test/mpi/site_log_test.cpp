@@ -77,6 +77,9 @@ size_t count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
+// Lines of ours in a job's output ("mpimon: ..." at the start of a line).
+size_t mpimon_lines(const std::string& output) { return count_of("\n" + output, "\nmpimon: "); }
+
 // The persistent pattern (mpimon_example persistent): each rank sends 3 x 16 bytes to rank+1.
 void expect_persistent_ring(const JobFile& file, int ranks) {
   ASSERT_EQ(file.header.world_size, ranks);
@@ -188,7 +191,7 @@ TEST(SiteLog, MissingDatedFolderIsOneLineAndExitZero4Ranks) {
   fs::permissions(root, fs::perms(0755));
   const JobResult job = run_job(4, {"--mca", "mpimon_log_path", root.string(), kExample, "persistent"});
   EXPECT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(count_of(job.output, "mpimon:"), 1u) << job.output;
+  EXPECT_EQ(mpimon_lines(job.output), 1u) << job.output;
   EXPECT_NE(job.output.find("mpimon: site log not written: " + root.string() +
                             "/20"),  // the year folder, whichever year it is
             std::string::npos)
@@ -204,12 +207,28 @@ TEST(SiteLog, MissingDatedFolderIsOneLineAndExitZero4Ranks) {
 TEST(SiteLog, RelativePathIsOneLineAndNoLog4Ranks) {
   const JobResult job = run_job(4, {"--mca", "mpimon_log_path", "logs", kExample, "persistent"});
   EXPECT_EQ(job.exit_code, 0) << job.output;
-  EXPECT_EQ(count_of(job.output, "mpimon:"), 1u) << job.output;
+  EXPECT_EQ(mpimon_lines(job.output), 1u) << job.output;
   EXPECT_NE(job.output.find("mpimon: mpimon_log_path 'logs' is not an absolute path (expected /<folder>, or none): "
                             "no site log\n"),
             std::string::npos)
       << job.output;
   EXPECT_TRUE(fs::is_empty(job.folder));
+}
+
+// A full file system under the log path: one line from rank 0, exit 0, no log, no temporary.
+TEST(SiteLog, FullLogFolderIsOneLineAndExitZero4Ranks) {
+  const auto job =
+      run_on_full_disk("mkdir -m 0755 full/logs && " + kMpimon +
+                       " admin mk-log-dirs \"$PWD/full/logs\" >/dev/null && OMPI_MCA_mpimon_log_path=\"$PWD/"
+                       "full/logs\" " +
+                       mpirun_command(4, {kExample, "ring", "reduce", "halo", "persistent"}));
+  SKIP_WITHOUT_MOUNT_NAMESPACE(job);
+  EXPECT_NE(job->output.find("exit code: 0\n"), std::string::npos) << job->output;
+  EXPECT_EQ(mpimon_lines(job->output), 1u) << job->output;
+  EXPECT_NE(job->output.find("mpimon: site log not written: "), std::string::npos) << job->output;
+  EXPECT_NE(job->output.find("No space left on device"), std::string::npos) << job->output;
+  ASSERT_TRUE(fs::exists(job->folder / "after" / "logs"));
+  EXPECT_TRUE(files_under(job->folder / "after" / "logs").empty());  // no log, no temporary
 }
 
 // A day folder someone replaced: a symbolic link to a folder of theirs, a folder of another
@@ -245,7 +264,7 @@ TEST(SiteLog, HostileDayFoldersAreRefused4Ranks) {
     }
     const JobResult job = run_job(4, {"--mca", "mpimon_log_path", root.string(), kExample, "persistent"});
     EXPECT_EQ(job.exit_code, 0) << c.name << job.output;
-    EXPECT_EQ(count_of(job.output, "mpimon:"), 1u) << c.name << job.output;
+    EXPECT_EQ(mpimon_lines(job.output), 1u) << c.name << job.output;
     EXPECT_NE(job.output.find("mpimon: site log not written: " + root.string() + "/"), std::string::npos)
         << c.name << job.output;
     EXPECT_NE(job.output.find(": " + c.expected + "\n"), std::string::npos) << c.name << job.output;
