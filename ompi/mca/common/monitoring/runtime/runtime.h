@@ -130,6 +130,8 @@ class Runtime {
   PrivateFilterSwitch private_filter_switch_ = nullptr;
   bool private_filter_on_ = false;
 
+  // What this rank publishes for the start-up check: the version and the site log's root.
+  std::string deployment_tag() const;
   // The end-of-job files (.prof and job file), written collectively over a duplicate of
   // MPI_COMM_WORLD made there (never in MPI_Init), only when all_ranks_monitored().
   void write_dump_files(const Snapshot& records, const LayerDump& layers);

@@ -104,6 +104,16 @@ ompi_hook_base_component_t hooks = [] {
 
 }  // namespace
 
+// The tag of the start-up check (runtime/deployment_check.h): the version, and the site log's
+// root when it is on. The site log makes collective calls at MPI_Finalize that only ranks
+// with it on make: a host configured otherwise (another openmpi-mca-params.conf) must make
+// the job run unmonitored with one line, not hang (docs/site-deployment.md).
+std::string Runtime::deployment_tag() const {
+  std::string tag = components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH);
+  if (!settings.site_log_root.empty()) tag += " site log " + settings.site_log_root;
+  return tag;
+}
+
 bool Runtime::start(int world_rank, bool threaded, std::string& error) {
   if (started_) return true;
   world_rank_ = world_rank;
@@ -111,9 +121,7 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
   start_time_ = static_cast<long long>(std::time(nullptr));
   // Before the hooks: without the tag, the other ranks would take this one for a rank
   // without our components, and the job would run unmonitored.
-  if (std::string problem =
-          publish_components_tag(components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
-      !problem.empty())
+  if (std::string problem = publish_components_tag(deployment_tag()); !problem.empty())
     warn("rank " + std::to_string(world_rank) + ": " + problem);
   watch_lifecycle_events();
   if (ompi_hook_base_register_callbacks(&hooks) != OMPI_SUCCESS) {
@@ -127,7 +135,7 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
 void Runtime::init_bottom() {
   const auto started = std::chrono::steady_clock::now();
   const int world_size = ompi_comm_size(&ompi_mpi_comm_world.comm);
-  const std::string tag = components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH);
+  const std::string tag = deployment_tag();
   const std::vector<HostReport> reports = probe_hosts(world_size);
   const DeploymentVerdict verdict = judge_deployment(reports, tag);
   all_ranks_monitored_ = verdict.all_monitored;
