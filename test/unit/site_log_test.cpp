@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 
+#include "readers/format_error.h"
+#include "readers/prof_reader.h"
 #include "temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -215,4 +217,21 @@ TEST_F(SiteDayFolder, PublishesWithTheModeNeverReplacing) {
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(folder)) ++entries;
   EXPECT_EQ(entries, 2u);  // no temporary left
+}
+
+// The readers read a site log decompressed, and refuse what expands beyond 256 times its
+// size: memory follows the file, whatever someone planted in a shared day folder.
+TEST_F(SiteDayFolder, ReadersDecompressLogsAndRefuseBombs) {
+  const std::string text = "# mpimon job file (one record per non-zero source, destination, category)\n";
+  std::ofstream(dir_ + "/log.mpimon", std::ios::binary) << gzip_compress(text);
+  EXPECT_EQ(read_dump_text(dir_ + "/log.mpimon"), text);
+  std::ofstream(dir_ + "/bomb.mpimon", std::ios::binary) << gzip_compress(std::string(80u << 20, 'a'));
+  try {
+    read_dump_text(dir_ + "/bomb.mpimon");
+    ADD_FAILURE() << "a bomb was read";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_ + "/bomb.mpimon: gzip data expands beyond 67108864 bytes");
+  }
+  std::ofstream(dir_ + "/cut.mpimon", std::ios::binary) << gzip_compress(text).substr(0, 20);
+  EXPECT_THROW(read_dump_text(dir_ + "/cut.mpimon"), FormatError);
 }
