@@ -18,6 +18,8 @@
 #           (our component then does not interpose)
 #   distro  Open MPI's own component: our dir not in the path, pml_monitoring_enable 2
 #   mpimon  ours: <BUILD_DIR>/lib/mpimon as `mpimon run` loads it, pml_monitoring_enable 2
+#   site    ours, only the site switch: mpimon_log_path <work>/site-logs (dated folders made by
+#           `mpimon admin mk-log-dirs`), pml_monitoring_enable 0 (docs/site-deployment.md)
 # After each run the callgrind output is checked to contain (or not) the expected
 # monitoring code, so a component that silently failed to load cannot fake a result.
 #
@@ -28,6 +30,8 @@
 #   MPIMON_BENCH_EXE=<path>  use this mpimon_bench_isend instead of building the CMake
 #                            target (e.g. before bench/ is part of the build)
 #   MPIMON_BENCH_KEEP=1      keep the callgrind files (for callgrind_annotate) and logs
+#   MPIMON_BENCH_CONFIGS="none mpimon site"  the configurations to run (default: none distro
+#                            mpimon; the table's columns follow)
 # OMPI_MCA_* variables of the caller are ignored (unset) so that results are comparable.
 set -euo pipefail
 
@@ -38,7 +42,7 @@ K1=1000
 K2=2000
 sizes=(0 8 1024)
 comms=(world split)
-configs=(none distro mpimon)
+read -r -a configs <<<"${MPIMON_BENCH_CONFIGS:-none distro mpimon}"
 target_world=25 # issue 23
 target_split=35
 run_timeout=180 # seconds per mpirun (a run takes ~1-2 s)
@@ -84,6 +88,10 @@ else
 fi
 
 make_work_dir pml-overhead
+if [[ " ${configs[*]} " == *" site "* ]]; then
+  mkdir -m 0755 "$work/site-logs"
+  "$builddir/bin/mpimon" admin mk-log-dirs "$work/site-logs" >/dev/null || die "mpimon admin mk-log-dirs failed"
+fi
 
 # Only MPI_COMM_WORLD rank 0 (the sender) runs under callgrind; rank 1 runs natively.
 wrapper=$work/rank0_callgrind.sh
@@ -105,6 +113,7 @@ run_one() {
     none) envs+=("${ours_env[@]}"); enable=0 ;;
     distro) ;;
     mpimon) envs+=("${ours_env[@]}") ;;
+    site) envs+=("${ours_env[@]}" OMPI_MCA_mpimon_log_path="$work/site-logs"); enable=0 ;;
   esac
   rm -f "$out"
   local rc=0
@@ -127,7 +136,8 @@ run_one() {
   grep -qxF "$snapdir/mca_pml_mpimon.so" <<<"$objs" && ours_seen=1
   openmpi_monitoring_ran "$out" pml && distro_seen=1
   case $config:$ours_seen:$distro_seen in
-    none:0:0 | distro:0:1 | mpimon:1:0) ;;
+    none:0:0 | distro:0:1 | mpimon:1:0 | site:1:0) ;;
+    site:*) die "config 'site': our $plugindir/mca_pml_mpimon.so did not run inside MPI_Isend with only mpimon_log_path set" ;;
     none:*) die "config 'none' ran a monitoring component inside MPI_Isend (pml_monitoring_enable 0 should disable it)" ;;
     distro:*) die "config 'distro': Open MPI's pml/monitoring did not run inside MPI_Isend (ours=$ours_seen)" ;;
     mpimon:*) die "config 'mpimon': our $plugindir/mca_pml_mpimon.so did not run inside MPI_Isend (distro=$distro_seen); does it load? try: OMPI_MCA_mca_base_component_path=$plugindir:SYS_DEFAULT:USER_DEFAULT ompi_info | grep 'pml: mpimon'" ;;
@@ -162,6 +172,24 @@ elapsed=$((SECONDS - start))
 size_label() { case $1 in 0) echo "0 B" ;; 1024) echo "1 KiB" ;; *) echo "$1 B" ;; esac; }
 comm_label() { case $1 in world) echo "MPI_COMM_WORLD" ;; split) echo "split (reversed)" ;; esac; }
 
+if [[ "${configs[*]}" != "none distro mpimon" ]]; then # MPIMON_BENCH_CONFIGS: the chosen columns only
+  echo "## Instructions per MPI_Isend (callgrind Ir inside PMPI_Isend of world rank 0, Open MPI ${ompi_version:-?})"
+  echo
+  header="| comm | size |" rule="|---|---|"
+  for config in "${configs[@]}"; do header+=" $config |" rule+="---:|"; done
+  echo "$header"
+  echo "$rule"
+  for comm in "${comms[@]}"; do
+    for size in "${sizes[@]}"; do
+      line="| $(comm_label "$comm") | $(size_label "$size") |"
+      for config in "${configs[@]}"; do line+=" $(fmt "${per[$config.$comm.$size]}") |"; done
+      echo "$line"
+    done
+  done
+  echo
+  echo "($total_runs runs in ${elapsed} s)"
+  exit 0
+fi
 echo "## Instructions per MPI_Isend, added by PML monitoring"
 echo
 echo "Open MPI ${ompi_version:-?}, ob1 (btl self,$shm_btl), 2 ranks; callgrind Ir inside PMPI_Isend"

@@ -11,7 +11,8 @@
 #      logger, the events library) exports only its interface (a plugin: its component
 #      symbol; reorder: mpimon_reorder*; the logger: MPI_*) and links none of the tools'
 #      libraries (Scotch): tool-side code reaches an MPI process only as the static, hidden
-#      readers and placement core inside libmpimon_reorder.so.
+#      readers and placement core inside libmpimon_reorder.so; nor SQLite (the site index is
+#      the mpimon command's: docs/site-deployment.md), not even libmpimon_monitoring.so.
 # Usage: scripts/check_architecture.sh <libmpimon_monitoring.so> <libmpimon_readers.a> <mpimon> [<in-process library>...]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -78,12 +79,18 @@ for library in "${in_process[@]}"; do
       failed=1
     fi
   fi
-  if linked=$(ldd "$library" | grep -E 'libscotch|libCLI11'); then
+  if linked=$(ldd "$library" | grep -E 'libscotch|libCLI11|libsqlite3'); then
     echo "rule 4: $name, loaded by MPI processes, links a tool library:"
     sed 's/^/    /' <<<"$linked"
     failed=1
   fi
 done
+
+if linked=$(ldd "$runtime_library" | grep -E 'libsqlite3'); then
+  echo "rule 4: $(basename "$runtime_library"), loaded by MPI processes, links SQLite:"
+  sed 's/^/    /' <<<"$linked"
+  failed=1
+fi
 
 if ((failed)); then
   echo "See docs/architecture.md (Rules)."

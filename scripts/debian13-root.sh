@@ -21,6 +21,7 @@ packages=(
   openmpi-bin libopenmpi-dev                # Open MPI 5.0.x with its internal headers
   libgtest-dev googletest libcli11-dev      # tests, the mpimon command line
   libhwloc-dev hwloc libscotch-dev          # placement
+  zlib1g-dev libsqlite3-dev sqlite3         # the site log's gzip, the site index (docs/site-deployment.md)
   valgrind time python3                     # benchmarks
   iproute2 util-linux procps                # emulated hosts, process tools the tests use
   xz-utils ca-certificates                  # unpacking Open MPI's source (compat headers)

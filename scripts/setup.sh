@@ -44,10 +44,12 @@ demo_packages=(
   libscotch-dev                        # Scotch, the placement reference
   python3-dev pybind11-dev python3-numpy   # the Python package (python/, docs/python.md)
   libotf2-trace-dev                    # the event logger's OTF2 output (built when found)
+  zlib1g-dev libsqlite3-dev            # the site log's gzip; the site index (mpimon index/jobs only)
 )
 # The tests and benchmarks on top (scripts/test.sh).
 test_packages=(
   libgtest-dev googletest              # unit and integration tests
+  sqlite3                              # the site-log tests query the index as a site would
   hwloc                                # hwloc's tools beside its library
   valgrind time python3                # benchmarks (instruction counts, peak memory)
   strace                               # bench/series_sigterm.sh: when mpirun signals each rank

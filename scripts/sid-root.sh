@@ -26,6 +26,7 @@ packages=(
   openmpi-bin libopenmpi-dev libpmix-dev    # Open MPI 6.0.0~rc2 with its internal headers, PMIx 7
   libgtest-dev googletest libcli11-dev      # tests, the mpimon command line
   libhwloc-dev hwloc libscotch-dev          # placement
+  zlib1g-dev libsqlite3-dev sqlite3         # the site log's gzip, the site index (docs/site-deployment.md)
   valgrind time python3                     # benchmarks
   iproute2 util-linux procps                # emulated hosts, process tools the tests use
   xz-utils ca-certificates git              # compat headers (see cmake/fetch-ompi-headers.sh)

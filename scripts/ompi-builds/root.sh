@@ -21,6 +21,7 @@ packages=(
   libevent-dev zlib1g-dev libpmix-dev           # Open MPI's external dependencies (hwloc below)
   libgtest-dev googletest libcli11-dev          # mpimon's tests, the mpimon command line
   libhwloc-dev hwloc                            # placement (and Open MPI's hwloc)
+  libsqlite3-dev sqlite3                        # the site index (mpimon index/jobs; zlib1g-dev above)
   libscotch-7.0                                 # Scotch's library; its headers: ompi-builds/test.sh
                                                 # (libscotch-dev depends on mpi-default-dev, i.e. on
                                                 # Debian's Open MPI, which this root must not hold)

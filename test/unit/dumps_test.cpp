@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "dumps.h"
+#include "files/site_log.h"
 #include "io_summary.h"
 #include "readers/format_error.h"
 #include "temp_dir.h"
@@ -41,6 +42,15 @@ class DumpsTest : public Dumps_ {
            std::to_string(world_size) + "\nenable_level 2\nopen_mpi 4.1.4\nstart x\nend y\nrecords\n" + body;
   }
 };
+
+TEST_F(DumpsTest, FolderOfOneSiteLogGivesIt) {
+  const std::string log =
+      write("day/alice_app_id1-2_010203.mpimon", mpimon::gzip_compress(job("0 1 external 1 8 4:1\n")));
+  EXPECT_EQ(expand_dump_arguments({dir_ + "/day"}), std::vector<std::string>{log});
+  EXPECT_EQ(read_dumps({log}).matrix.at(Category::external, 0, 1).bytes, 8u);
+  write("day/bob_app_id3-4_010203.mpimon", mpimon::gzip_compress(job("")));
+  EXPECT_NE(error_of({dir_ + "/day"}).find("holds several job files"), std::string::npos);
+}
 
 TEST_F(DumpsTest, FolderGivesItsProfFiles) {
   for (int r = 0; r < 3; ++r) write("prof/prof." + std::to_string(r) + ".prof", prof(r, (r + 1) % 3, 8));

@@ -1,5 +1,7 @@
 #include "dumps.h"
 
+#include "files/site_log.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -99,6 +101,10 @@ std::string first_line_of(const fs::path& path) {
   return line;
 }
 
+// A site log (files/site_log.h): a gzip-compressed job file named *.mpimon (read_dump_text
+// decompresses it; reading checks the rest).
+bool is_site_log(const fs::path& path) { return path.extension() == ".mpimon" && looks_gzipped(first_line_of(path)); }
+
 // A folder: its .prof files of one prefix, or the phases of one base, or its one job file.
 std::vector<fs::path> expand_folder(const std::string& argument) {
   std::vector<Found> found = dump_files_in(argument);
@@ -121,7 +127,8 @@ std::vector<fs::path> expand_folder(const std::string& argument) {
   std::set<std::string> job_files;
   std::error_code ec;
   for (fs::directory_iterator it(argument, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec) && is_job_text(first_line_of(it->path()))) job_files.insert(it->path().string());
+    if (it->is_regular_file(ec) && (is_job_text(first_line_of(it->path())) || is_site_log(it->path())))
+      job_files.insert(it->path().string());
   if (job_files.size() > 1)
     throw FormatError(argument + ": holds several job files (" + list_of(job_files) + "): name one");
   if (job_files.empty())

@@ -6,6 +6,9 @@
 //   mpimon place <dumps...> --topology T  process placement (TreeMatch), rankfile, reorder keys
 //   mpimon report <dumps...> [-o F]       a self-contained HTML report
 //   mpimon waits <job files...>           RMA wait states per pattern (osc_monitoring_wait_states 1)
+//   mpimon admin mk-log-dirs <log path>   the site log's dated folders (docs/site-deployment.md)
+//   mpimon index <log path>               the site's SQLite index of its logs
+//   mpimon jobs <log path>                the site's jobs, sorted by placement gain
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -23,9 +26,10 @@ int main(int argc, char** argv) {
   // one declines at run time with one line (docs/install.md, "Your cluster's Open MPI").
   app.set_version_flag("--version", "mpimon " MPIMON_VERSION_TEXT ", built for " MPIMON_OMPI_BUILT_FOR);
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands{add_run_command(app),    add_srun_command(app), add_env_command(app),
-                                            add_matrix_command(app), add_show_command(app), add_place_command(app),
-                                            add_report_command(app), add_waits_command(app)};
+  const std::vector<Subcommand> subcommands{add_run_command(app),    add_srun_command(app),  add_env_command(app),
+                                            add_matrix_command(app), add_show_command(app),  add_place_command(app),
+                                            add_report_command(app), add_waits_command(app), add_admin_command(app),
+                                            add_index_command(app),  add_jobs_command(app)};
   CLI11_PARSE(app, argc, argv);
   for (const Subcommand& subcommand : subcommands) {
     if (!*subcommand.app) continue;

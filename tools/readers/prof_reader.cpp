@@ -1,5 +1,7 @@
 #include "readers/prof_reader.h"
 
+#include "files/site_log.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -232,6 +234,16 @@ std::string read_dump_text(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw FormatError(path + ": read error");
   std::string content = text.str();
+  // A site log (files/site_log.h) is a job file compressed with gzip: read through. Memory
+  // stays proportional to the file: job text compresses 6-7 times (docs/performance.md, "Site
+  // log"), so more than 256 times (at least 64 MiB) is a bomb someone planted, not a log.
+  if (looks_gzipped(content)) {
+    try {
+      content = gzip_decompress(content, std::max<uint64_t>(uint64_t{1} << 26, uint64_t{256} * content.size()));
+    } catch (const std::runtime_error& e) {
+      throw FormatError(path + ": " + e.what());
+    }
+  }
   // Neither format ever holds a NUL byte: one means a write that did not complete (what
   // Open MPI 4.1.4's MPI-IO left on a full disk), never "no traffic". (An empty file is
   // refused by the tools' reader, tools/mpimon/dumps.cpp.)

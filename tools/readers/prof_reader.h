@@ -72,7 +72,9 @@ ProfFile read_prof_file(const std::string& path);  // throws FormatError, incl. 
 
 // The whole content of a dump file; FormatError "<path>: cannot open: <reason>" if
 // unreadable, and "<path>: expected text, found a NUL byte ..." for a file holding a NUL
-// byte (a write that did not complete).
+// byte (a write that did not complete). A gzip file (a site log: files/site_log.h) is read
+// decompressed, up to 256 times its size (at least 64 MiB); beyond, or malformed:
+// "<path>: <why>".
 std::string read_dump_text(const std::string& path);
 
 }  // namespace mpimon

@@ -21,5 +21,8 @@ Subcommand add_show_command(CLI::App& mpimon);
 Subcommand add_place_command(CLI::App& mpimon);
 Subcommand add_report_command(CLI::App& mpimon);
 Subcommand add_waits_command(CLI::App& mpimon);
+Subcommand add_admin_command(CLI::App& mpimon);
+Subcommand add_index_command(CLI::App& mpimon);
+Subcommand add_jobs_command(CLI::App& mpimon);
 
 }  // namespace mpimon::tools

@@ -240,27 +240,56 @@ NewFile NewFile::create(const std::string& final_path, FileError& error, Tempora
     error = file.fail("cannot open its folder " + split.folder, errno);
     return file;
   }
+  file.open_temporary(kind, 0644, error);
+  return file;
+}
+
+NewFile NewFile::create_in(int folder_fd, const std::string& final_path, mode_t mode, FileError& error) {
+  NewFile file;
+  file.final_path_ = final_path;
+  const SplitPath split = split_path(final_path);
+  file.folder_ = split.folder;
+  int code = 0;
+  if (const std::string why = bad_file_name(split.name, code); code != 0) {
+    error = FileError{final_path + ": cannot create: " + why, code};
+    return file;
+  }
+  file.folder_fd_ = ::fcntl(folder_fd, F_DUPFD_CLOEXEC, 0);
+  if (file.folder_fd_ < 0) {
+    error = file.fail("cannot use its folder " + split.folder, errno);
+    return file;
+  }
+  if (file.open_temporary(Temporary::unnamed_if_possible, mode, error) && ::fchmod(file.fd_, mode) != 0) {
+    error = file.fail("cannot set the mode of " + file.temporary_description(), errno);
+    file.discard();
+  }
+  return file;
+}
+
+bool NewFile::open_temporary(Temporary kind, mode_t mode, FileError& error) {
+  NewFile& file = *this;
+  const std::string& folder = folder_;
   if (kind == Temporary::unnamed_if_possible) {
-    file.fd_ = ::openat(file.folder_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    file.fd_ = ::openat(file.folder_fd_, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
     if (file.fd_ < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT) {
-      error = file.fail("cannot create a temporary in " + split.folder, errno);
-      return file;
+      error = file.fail("cannot create a temporary in " + folder, errno);
+      return false;
     }
   }
   for (int attempt = 0; file.fd_ < 0 && attempt < 16; ++attempt) {
     const std::string name = new_temporary_name();
-    file.fd_ = ::openat(file.folder_fd_, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    file.fd_ = ::openat(file.folder_fd_, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (file.fd_ >= 0) {
       file.temporary_name_ = name;
       file.signal_slot_ = take_signal_slot(file.folder_fd_, name);
     } else if (errno != EEXIST) {
-      error = file.fail("cannot create " + (split.folder == "/" ? "" : split.folder) + "/" + name, errno);
-      return file;
+      error = file.fail("cannot create " + (folder == "/" ? "" : folder) + "/" + name, errno);
+      return false;
     }
   }
   if (file.fd_ < 0) {
-    error = file.fail("cannot create a temporary in " + split.folder, EEXIST);
-    return file;
+    error = file.fail("cannot create a temporary in " + folder, EEXIST);
+    return false;
   }
   file.created_ = true;
   struct stat st {};
@@ -268,7 +297,7 @@ NewFile NewFile::create(const std::string& final_path, FileError& error, Tempora
     file.inode_ = st.st_ino;
     file.device_ = st.st_dev;
   }
-  return file;
+  return true;
 }
 
 NewFile NewFile::join_unnamed(const std::string& final_path, int pid, int fd, uint64_t inode, uint64_t device,

@@ -83,6 +83,10 @@ class NewFile {
   // A new, empty temporary in the folder of `final_path`.
   static NewFile create(const std::string& final_path, FileError& error,
                         Temporary kind = Temporary::unnamed_if_possible);
+  // The same in a folder the caller already opened and checked (`folder_fd`, duplicated
+  // here; the site log's dated folder, files/site_log.h): nothing is resolved by path
+  // again. The file gets exactly `mode` (fchmod: the umask does not apply), e.g. 0400.
+  static NewFile create_in(int folder_fd, const std::string& final_path, mode_t mode, FileError& error);
   // Opens, for writing, a named temporary another process created for `final_path`:
   // never creates, never follows a link, and checks it is the regular file `inode` owned
   // by this user. The joined file is never removed nor published by this process.
@@ -147,6 +151,8 @@ class NewFile {
   std::string final_path_, folder_, temporary_name_;
   int signal_slot_ = -1;  // RemoveOnSignal slot while a named temporary exists
   FileError fail(const std::string& what, int code) const;
+  // Creates the temporary in folder_fd_ (create, create_in).
+  bool open_temporary(Temporary kind, mode_t mode, FileError& error);
 };
 
 // Whole-file conveniences: true when the whole content is under `path`; else false and

@@ -26,6 +26,7 @@ struct Settings {
   DumpTarget dump_target = DumpTarget::none;
   std::string dump_prefix;           // pml_monitoring_filename
   std::string job_file;              // pml_monitoring_job_file: the one file per job ("" = none)
+  std::string site_log_root;         // mpimon_log_path: the site log's root ("" = none; files/site_log.h)
   bool verbose = false;              // pml_monitoring_verbose: report what the dumps wrote and how long it took
   int64_t snapshot_interval_us = 0;  // pml_monitoring_snapshot_interval: the time series (0 = none)
   // The run number (files/output_names.h) the end-of-job files start from: the time series
@@ -129,6 +130,8 @@ class Runtime {
   PrivateFilterSwitch private_filter_switch_ = nullptr;
   bool private_filter_on_ = false;
 
+  // What this rank publishes for the start-up check: the version and the site log's root.
+  std::string deployment_tag() const;
   // The end-of-job files (.prof and job file), written collectively over a duplicate of
   // MPI_COMM_WORLD made there (never in MPI_Init), only when all_ranks_monitored().
   void write_dump_files(const Snapshot& records, const LayerDump& layers);

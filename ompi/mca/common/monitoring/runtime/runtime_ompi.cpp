@@ -19,6 +19,7 @@
 #include "formats/prof_format.h"
 #include "runtime/end_of_job_files_ompi.h"
 #include "runtime/lifecycle_events_ompi.h"
+#include "runtime/site_log_ompi.h"
 
 #include <ompi/mca/hook/base/base.h>
 
@@ -103,6 +104,16 @@ ompi_hook_base_component_t hooks = [] {
 
 }  // namespace
 
+// The tag of the start-up check (runtime/deployment_check.h): the version, and the site log's
+// root when it is on. The site log makes collective calls at MPI_Finalize that only ranks
+// with it on make: a host configured otherwise (another openmpi-mca-params.conf) must make
+// the job run unmonitored with one line, not hang (docs/site-deployment.md).
+std::string Runtime::deployment_tag() const {
+  std::string tag = components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH);
+  if (!settings.site_log_root.empty()) tag += " site log " + settings.site_log_root;
+  return tag;
+}
+
 bool Runtime::start(int world_rank, bool threaded, std::string& error) {
   if (started_) return true;
   world_rank_ = world_rank;
@@ -110,9 +121,7 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
   start_time_ = static_cast<long long>(std::time(nullptr));
   // Before the hooks: without the tag, the other ranks would take this one for a rank
   // without our components, and the job would run unmonitored.
-  if (std::string problem =
-          publish_components_tag(components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH));
-      !problem.empty())
+  if (std::string problem = publish_components_tag(deployment_tag()); !problem.empty())
     warn("rank " + std::to_string(world_rank) + ": " + problem);
   watch_lifecycle_events();
   if (ompi_hook_base_register_callbacks(&hooks) != OMPI_SUCCESS) {
@@ -126,7 +135,7 @@ bool Runtime::start(int world_rank, bool threaded, std::string& error) {
 void Runtime::init_bottom() {
   const auto started = std::chrono::steady_clock::now();
   const int world_size = ompi_comm_size(&ompi_mpi_comm_world.comm);
-  const std::string tag = components_tag(MPIMON_VERSION_MAJOR, MPIMON_VERSION_MINOR, MPIMON_VERSION_PATCH);
+  const std::string tag = deployment_tag();
   const std::vector<HostReport> reports = probe_hosts(world_size);
   const DeploymentVerdict verdict = judge_deployment(reports, tag);
   all_ranks_monitored_ = verdict.all_monitored;
@@ -170,7 +179,8 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
   EndOfJobContent content;
   content.prof_to_file = settings.dump_target == DumpTarget::file && !settings.dump_prefix.empty();
   content.job_file = !settings.job_file.empty();
-  if (!content.prof_to_file && !content.job_file) return;
+  const bool site_log = !settings.site_log_root.empty();  // mpimon_log_path (runtime/site_log_ompi.h)
+  if (!content.prof_to_file && !content.job_file && !site_log) return;
   // Collective: only when every rank runs our components (a mixed deployment would hang
   // here). Duplicated now, at the start of MPI_Finalize with recording paused, not in
   // MPI_Init: the application's communicators keep the numbers Open MPI gives them.
@@ -182,7 +192,7 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
   }
   if (content.prof_to_file)
     content.prof_text = format_prof(world_rank_, records, settings.split_internal(), layers.prof);
-  if (content.job_file) {
+  if (content.job_file || site_log) {
     if (world_rank_ == 0) {
       content.job_header.world_size = ompi_comm_size(comm);
       content.job_header.enable_level = settings.enable_level;
@@ -194,6 +204,9 @@ void Runtime::write_dump_files(const Snapshot& records, const LayerDump& layers)
     if (world_rank_ == 0) content.job_body += format_job_program(program_name());
   }
   write_end_of_job_files(comm, settings, world_rank_, content);
+  // The site log: the same header and blocks, gathered at rank 0 (the same text as the
+  // job file plus the `site` annotations), compressed into the dated folder.
+  if (site_log) write_site_log(comm, settings, world_rank_, content.job_header, content.job_body, start_time_);
   ompi_comm_free(&comm);
 }
 

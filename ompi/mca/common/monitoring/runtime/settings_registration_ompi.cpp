@@ -15,6 +15,7 @@
 #include <ompi/mca/pml/base/base.h>
 
 #include "files/name_patterns.h"
+#include "files/site_log.h"
 #include "runtime/component_version.h"
 #include "runtime/mca_values.h"
 #include "runtime/mca_values_ompi.h"
@@ -32,6 +33,7 @@ int verbose_level = 0;
 char* filename_text = nullptr;
 char* job_file_text = nullptr;
 char* snapshot_interval_text = nullptr;
+char* log_path_text = nullptr;
 bool registered = false;
 bool pml_took_part = false;
 
@@ -158,6 +160,21 @@ void register_settings() {
       "Default 10",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
       &snapshot_interval_text);
+  // mpimon_log_path (no component in its name: the site's one switch, docs/site-deployment.md).
+  // Not in the monitoring group: nothing deregisters it, and its storage lives as long as
+  // this library (-z nodelete).
+  static char default_log_path[] = MPIMON_DEFAULT_LOG_PATH;
+  static bool log_path_registered = false;
+  if (!log_path_registered) {
+    log_path_registered = true;
+    log_path_text = default_log_path;
+    mca_base_var_register("ompi", "mpimon", nullptr, "log_path",
+                          "Site log (mpimon): every job monitored, one compressed log per job in "
+                          "<path>/YYYY/MM/DD/ written at MPI_Finalize (docs/site-deployment.md); none or empty: off "
+                          "(none turns the installation's default off for one job). Default: " MPIMON_DEFAULT_LOG_PATH,
+                          MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+                          &log_path_text);
+  }
   if (again) return;
 
   Settings& settings = Runtime::instance().settings;
@@ -172,6 +189,16 @@ void register_settings() {
   const std::string job_file =
       set_by_nobody(job_file_index) ? default_job_file_pattern(names) : std::string(job_file_text ? job_file_text : "");
   settings.job_file = expanded_name("pml_monitoring_job_file", job_file, names);
+  std::string log_path_problem;
+  const auto site_root = site_log_root(log_path_text ? log_path_text : "", log_path_problem);
+  if (!log_path_problem.empty()) warn_once_per_job(log_path_problem);
+  settings.site_log_root = site_root.value_or("");
+  if (!settings.site_log_root.empty() && settings.enable_level == 0) {
+    // The site switch alone: monitored for the site log, and nothing in the job's folder
+    // unless the job asked for its job file by name.
+    settings.enable_level = 2;
+    if (set_by_nobody(job_file_index)) settings.job_file.clear();
+  }
   std::string warning;
   const double interval =
       checked_seconds("pml_monitoring_snapshot_interval", snapshot_interval_text, kDefaultSnapshotInterval,
