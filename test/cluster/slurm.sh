@@ -100,6 +100,20 @@ EOF
     i=$((i + 1))
   done
   echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >>"$dir/slurm.conf"
+  # Slurm 24.05 and later initialise their cgroup plugin in every slurmd, whatever the
+  # proctrack and task plugins, and a host namespace shows no cgroup file system (as in a
+  # Debian root): none is used here (proctrack/linuxproc), so the plugin is disabled. 22.05
+  # does not know the value and does not need it.
+  if slurm_version_at_least 24 5; then echo "CgroupPlugin=disabled" >"$dir/cgroup.conf"; fi
+}
+
+# slurm_version_at_least <major> <minor>: this machine's slurmd is that release or later.
+slurm_version_at_least() {
+  local version major minor
+  version="$(slurmd -V 2>/dev/null | awk '{print $2}')"  # "slurm 24.11.5"
+  major="${version%%.*}" minor="${version#*.}" minor="${minor%%.*}"
+  [[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] || return 1
+  ((major > $1 || (major == $1 && 10#$minor >= $2)))
 }
 
 # A clean environment for the daemons (nothing of the test's reaches a job through them).
