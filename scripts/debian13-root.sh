@@ -31,6 +31,8 @@ packages=(
   python3-pytest python3-pandas python3-scipy  # its tests (label python): DataFrames, sparse matrices
   libotf2-trace-dev otf2-tools python3-otf2 # the event logger's OTF2 output and its round trip test
   python3-six                               # python3-otf2 imports six without depending on it (trixie)
+  slurmctld slurmd slurm-client munge       # Slurm 24.11 over the emulated hosts (test/cluster/slurm.sh)
+  slurm-wlm-basic-plugins libpmix-dev       # srun --mpi=pmix (its plugin opens libpmix.so)
 )
 
 exec "$here/debian-root.sh" --release trixie --root "${MPIMON_DEBIAN13_ROOT:-/var/cache/mpimon/debian13-root}" \

@@ -24,6 +24,7 @@ if cmake --build "$build" --target help | grep -q '^\.\.\. mpimon_python$' &&
 fi
 cmake --build "$build" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event_logger_mpi_tests \
   mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests \
+  mpimon_site_log_tests mpimon_slurm_tests \
   "${python_targets[@]}"
 echo "test-ompi5.sh: build: $((SECONDS - start)) s"
 start=$SECONDS

@@ -38,7 +38,8 @@ cmake -S "$here" -B "$work/build" -DMPIMON_BUILD_TESTS=ON \
   -DMPIMON_OMPI_PREFIX="$MPIMON_OMPI_PREFIX" -DMPIMON_OMPI_SOURCE="$MPIMON_OMPI_SOURCE" >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; say "configure failed"; exit 1; }
 cmake --build "$work/build" -j "$(nproc)" --target mpimon_mpi_tests mpimon_event_logger_mpi_tests \
-  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests mpimon_example
+  mpimon_events_conformance mpimon_events_before_mpi_init mca_coll_splittree mpimon_cluster_tests mpimon_example \
+  mpimon_site_log_tests
 say "test targets: $((SECONDS - start)) s"
 start=$SECONDS
 status=0
