@@ -17,7 +17,7 @@ here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 # What building and testing mpimon against Open MPI 5 needs (scripts/setup.sh has the
 # same set for a Debian 13 machine; keep them together).
 packages=(
-  g++ make cmake pkgconf gfortran           # toolchain
+  g++ make cmake pkgconf gfortran ccache    # toolchain (ccache: cmake/CompilerCache.cmake)
   openmpi-bin libopenmpi-dev                # Open MPI 5.0.x with its internal headers
   libgtest-dev googletest libcli11-dev      # tests, the mpimon command line
   libhwloc-dev hwloc libscotch-dev          # placement

@@ -52,6 +52,7 @@ test_packages=(
   sqlite3                              # the site-log tests query the index as a site would
   hwloc                                # hwloc's tools beside its library
   valgrind time python3                # benchmarks (instruction counts, peak memory)
+  ccache                               # one compiler cache for the passes' builds (cmake/CompilerCache.cmake)
   strace                               # bench/series_sigterm.sh: when mpirun signals each rank
   lammps lammps-examples               # a real application in the tests (and in bench/app_overhead.sh)
   hpcc netpipe-openmpi                 # real applications in bench/app_overhead.sh (HPCC, NetPIPE)

@@ -17,7 +17,10 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # The Python package's tests (label python, and mpi: they start jobs) when the root has
 # pybind11 and pytest: the package and the programs their jobs run.
 python_targets=()
-if cmake --build "$build" --target help | grep -q '^\.\.\. mpimon_python$' &&
+# (The target list is read whole first: `grep -q` would stop reading early, and with
+# pipefail make's broken pipe would make the test false.)
+targets="$(cmake --build "$build" --target help)"
+if grep -q '^\.\.\. mpimon_python$' <<<"$targets" &&
   [ -f "$build/python/tests/CTestTestfile.cmake" ]; then
   # mpimon_installable: every installed target (plugins, the tool, the logger, the package)
   python_targets=(mpimon_installable mpimon_example osc_patterns io_patterns nbc_patterns rma_wait_states)

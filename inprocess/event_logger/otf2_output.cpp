@@ -478,29 +478,22 @@ uint64_t otf2_events(const TraceRecord& r, const std::vector<std::string>& coll_
   return 1;
 }
 
-}  // namespace
-
-std::string write_otf2_archive(const Trace* trace, const std::string& archive_prefix, int world_rank) {
-  int size = 0;
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::string final_path = archive_prefix + ".otf2";
-  const std::string temporary = final_path + ".tmp";
-  // Rank 0 decides whether the archive can be written (nothing overwritten), for all.
+// Rank 0 decides whether the archive can be written (nothing overwritten), for all; an
+// earlier run's temporary, killed while writing, is removed.
+bool archive_may_be_written(const std::string& final_path, const std::string& temporary, int world_rank) {
   int go = 1;
   if (world_rank == 0) {
     std::error_code ec;
     if (fs::exists(final_path, ec)) go = 0;
-    fs::remove_all(temporary, ec);  // an earlier run's, killed while writing
+    fs::remove_all(temporary, ec);
   }
   PMPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!go) return world_rank == 0 ? final_path + " exists: the OTF2 archive of this run is not written" : "";
+  return go != 0;
+}
 
-  Ids ids;
+// This rank's time span, event count and the objects its records name.
+RankFacts facts_of(const Trace& t, const Ids& ids) {
   RankFacts mine;
-  static const Trace empty_trace(0);
-  const Trace& t = trace ? *trace : empty_trace;
-  ids.coll_kinds = t.collective_kinds();
-  ids.sync_kinds = t.sync_kinds();
   for (const TraceRecord& r : t.records()) {
     const int64_t ns = t.origin_ns() + static_cast<int64_t>(r.seconds * 1e9);
     mine.first_ns = std::min(mine.first_ns, ns);
@@ -513,8 +506,12 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
     else
       mine.comms.insert(r.object);
   }
-  // The kinds' names from rank 0 (every rank has the same event types; a rank that saw
-  // no collective has none of its own).
+  return mine;
+}
+
+// The kinds' names from the rank that knows most (every rank has the same event types; a
+// rank that saw no collective has none of its own).
+void agree_on_kind_names(Ids& ids, int world_rank) {
   for (std::vector<std::string>* kinds : {&ids.coll_kinds, &ids.sync_kinds}) {
     std::string joined;
     for (const std::string& k : *kinds) joined += k + ",";
@@ -526,8 +523,11 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
     PMPI_Bcast(joined.data(), length, MPI_CHAR, longest_rank[1], MPI_COMM_WORLD);
     *kinds = split_value_names(std::string_view(joined).substr(0, joined.empty() ? 0 : joined.size() - 1));
   }
-  // Communicator and window ids known to every rank: the union, in order.
-  std::vector<RankFacts> facts = gather_facts(mine, world_rank, size);
+}
+
+// Communicator and window ids known to every rank (the union, in order, from rank 0's
+// gathered facts); this rank's I/O handles follow those of the ranks before it.
+void number_objects(Ids& ids, const RankFacts& mine, const std::vector<RankFacts>& facts, int world_rank) {
   std::set<int32_t> comms{0}, windows;
   for (const RankFacts& f : facts)
     comms.insert(f.comms.begin(), f.comms.end()), windows.insert(f.windows.begin(), f.windows.end());
@@ -550,14 +550,17 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
       ids.comm.emplace(id, static_cast<uint32_t>(ids.comm.size()));
   }
   ids.world_comm = ids.comm.at(0);
-  // This rank's I/O handles follow those of the ranks before it.
   uint64_t files = mine.files.size(), first_handle = 0;
   PMPI_Exscan(&files, &first_handle, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (world_rank == 0) first_handle = 0;  // Exscan leaves rank 0's undefined
   for (const int32_t id : mine.files) ids.file.emplace(id, static_cast<uint32_t>(first_handle + ids.file.size()));
+}
 
-  const fs::path folder = fs::path(temporary);
-  OTF2_Archive* archive = OTF2_Archive_Open(folder.string().c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+// This rank's events and (empty) local definitions into the archive in `temporary`;
+// rank 0 also writes the global definitions. "" or what failed.
+std::string write_archive(const std::string& temporary, const Trace& t, const Ids& ids,
+                          const std::vector<RankFacts>& facts, int world_rank) {
+  OTF2_Archive* archive = OTF2_Archive_Open(temporary.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                             4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive == nullptr) return "cannot open the OTF2 archive " + temporary;
   std::string error = check(OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr), "flush callbacks");
@@ -583,7 +586,12 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
   }
   const OTF2_ErrorCode closed = OTF2_Archive_Close(archive);
   if (error.empty()) error = check(closed, "closing the archive");
-  // Published only if every rank succeeded.
+  return error;
+}
+
+// The archive under its final name only if every rank wrote its part; else removed.
+std::string publish_if_every_rank_wrote(const std::string& temporary, const std::string& final_path, std::string error,
+                                        int world_rank) {
   int ok = error.empty() ? 1 : 0;
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (world_rank == 0) {
@@ -594,6 +602,30 @@ std::string write_otf2_archive(const Trace* trace, const std::string& archive_pr
       if (error.empty()) error = ok ? "cannot name the archive " + final_path : "another rank failed";
     }
   }
+  return error;
+}
+
+}  // namespace
+
+std::string write_otf2_archive(const Trace* trace, const std::string& archive_prefix, int world_rank) {
+  int size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string final_path = archive_prefix + ".otf2";
+  const std::string temporary = final_path + ".tmp";
+  if (!archive_may_be_written(final_path, temporary, world_rank))
+    return world_rank == 0 ? final_path + " exists: the OTF2 archive of this run is not written" : "";
+
+  static const Trace empty_trace(0);
+  const Trace& t = trace ? *trace : empty_trace;
+  Ids ids;
+  ids.coll_kinds = t.collective_kinds();
+  ids.sync_kinds = t.sync_kinds();
+  const RankFacts mine = facts_of(t, ids);
+  agree_on_kind_names(ids, world_rank);
+  const std::vector<RankFacts> facts = gather_facts(mine, world_rank, size);
+  number_objects(ids, mine, facts, world_rank);
+  std::string error = write_archive(fs::path(temporary).string(), t, ids, facts, world_rank);
+  error = publish_if_every_rank_wrote(temporary, final_path, std::move(error), world_rank);
   return error.empty() ? "" : "OTF2 archive not written: " + error;
 }
 

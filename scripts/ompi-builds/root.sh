@@ -15,7 +15,7 @@ shift
 cache="${MPIMON_OMPI_BUILDS:-/var/cache/mpimon/ompi-builds}"
 mkdir -p "$cache"
 packages=(
-  g++ make cmake pkg-config gfortran perl       # toolchain (Open MPI's and mpimon's)
+  g++ make cmake pkg-config gfortran perl ccache # toolchain (Open MPI's and mpimon's)
   python3-dev pybind11-dev python3-numpy        # what scripts/setup.sh --demo installs besides
   libotf2-trace-dev                             # (here once, not in every run's scratch layer)
   libevent-dev zlib1g-dev libpmix-dev           # Open MPI's external dependencies (hwloc below)

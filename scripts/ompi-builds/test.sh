@@ -8,7 +8,8 @@
 #
 #   test.sh [recipe name...]     (default: every recipe)
 #
-# MPIMON_OMPI_BUILDS_CTEST: ctest arguments inside the roots (default: -L '^(mpi|events|cluster)$').
+# MPIMON_OMPI_BUILDS_CTEST: ctest arguments inside the roots, for every recipe (default: the
+# recipe's ci_ctest, else -L '^(mpi|events|cluster)$').
 #
 # The Debian-package builds compared with: $MPIMON_BUILD_DIR (default build/, Debian
 # 12's 4.1.4, made by scripts/setup.sh) and build-ompi5/ in the Debian 13 root
@@ -38,7 +39,8 @@ for r in "${recipes[@]}"; do
   release[$r]="$(. "$conf" && echo "$release")"
   say "$r: Open MPI $(sed -n 's/^prefix size: //p' "$e/build.txt") in $e ($((SECONDS - start)) s here)"
   start=$SECONDS
-  scripts/ompi-builds/root.sh "${suite[$r]}" --env "MPIMON_OMPI_BUILDS_CTEST=${MPIMON_OMPI_BUILDS_CTEST:-}" \
+  ctest_args="${MPIMON_OMPI_BUILDS_CTEST:-$(ci_ctest=() && . "$conf" && if ((${#ci_ctest[@]})); then printf '%q ' "${ci_ctest[@]}"; fi)}"
+  scripts/ompi-builds/root.sh "${suite[$r]}" --env "MPIMON_OMPI_BUILDS_CTEST=$ctest_args" \
     --scratch run -- "scripts/ompi-builds/test-inside.sh '$r' '$e'" ||
     failures+=("$r: mpimon built and tested against it")
   say "$r: root, mpimon build and tests: $((SECONDS - start)) s"
@@ -83,11 +85,11 @@ cross() {  # <what> <root suite or "host"> <plugins' build (runs here)> <Open MP
 debian_build="${MPIMON_BUILD_DIR:-$here/build}"
 spack="spack-like-4.1.4-debug" eb="easybuild-like-5.0.7"
 if [ -n "${entry[$spack]:-}" ] && [ -n "${entry[$eb]:-}" ]; then
-  cross "4.1.4-debug-into-5.0.7" trixie "$work/$spack/build" "${entry[$eb]}/prefix/bin"
+  cross "4.1.4-debug-into-5.0.7" trixie "$here/build-srcbuild-$spack" "${entry[$eb]}/prefix/bin"
 fi
 if [ -n "${entry[$spack]:-}" ]; then
   cross "debian-4.1.4-into-4.1.4-debug" bookworm "$debian_build" "${entry[$spack]}/prefix/bin"
-  cross "4.1.4-debug-into-debian-4.1.4" host "$work/$spack/build" /usr/bin
+  cross "4.1.4-debug-into-debian-4.1.4" host "$here/build-srcbuild-$spack" /usr/bin
 fi
 
 if ((${#failures[@]})); then

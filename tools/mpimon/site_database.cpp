@@ -156,87 +156,113 @@ void bind_row(Statement& s, const JobRow& row) {
       .integer(static_cast<int64_t>(row.wait_count));
 }
 
-}  // namespace
-
-IndexReport update_site_index(const std::string& root, const std::string& database_path, size_t batch,
-                              const std::function<void(const std::string&)>& say) {
-  Database database(database_path, true);
+// The schema, made if missing; a database of another schema version is refused.
+void open_schema(Database& database, const std::string& database_path) {
   database.exec(schema());
-  {
-    Statement version(database, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (version.step()) {
-      const std::string found = reinterpret_cast<const char*>(sqlite3_column_text(version.stmt, 0));
-      if (found != std::to_string(kSiteIndexSchemaVersion))
-        throw std::runtime_error(database_path + ": schema version " + found + ", this mpimon writes version " +
-                                 std::to_string(kSiteIndexSchemaVersion) + " (remove the file to index anew)");
-    } else {
-      database.exec("INSERT INTO meta VALUES('schema_version', '" + std::to_string(kSiteIndexSchemaVersion) + "')");
-    }
+  Statement version(database, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (version.step()) {
+    const std::string found = reinterpret_cast<const char*>(sqlite3_column_text(version.stmt, 0));
+    if (found != std::to_string(kSiteIndexSchemaVersion))
+      throw std::runtime_error(database_path + ": schema version " + found + ", this mpimon writes version " +
+                               std::to_string(kSiteIndexSchemaVersion) + " (remove the file to index anew)");
+  } else {
+    database.exec("INSERT INTO meta VALUES('schema_version', '" + std::to_string(kSiteIndexSchemaVersion) + "')");
   }
-  // What the database knows: (size, mtime) per path, readable or not.
-  std::map<std::string, std::pair<int64_t, int64_t>> known;
+}
+
+using FileStamp = std::pair<int64_t, int64_t>;  // size, modification time (ns)
+
+FileStamp stamp_of(const struct stat& st) {
+  return {st.st_size, static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// What the database knows: the stamp per path, readable or not.
+std::map<std::string, FileStamp> known_logs(Database& database) {
+  std::map<std::string, FileStamp> known;
   for (const char* table : {"jobs", "unreadable"}) {
     Statement s(database, std::string("SELECT path, file_bytes, mtime_ns FROM ") + table);
     while (s.step())
       known[reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, 0))] = {sqlite3_column_int64(s.stmt, 1),
                                                                               sqlite3_column_int64(s.stmt, 2)};
   }
+  return known;
+}
+
+// The statements that change rows, prepared once per run.
+struct RowStatements {
+  Statement insert, insert_bad, drop_job, drop_bad;
+  explicit RowStatements(Database& database)
+      : insert(database, insert_sql()),
+        insert_bad(database, "INSERT OR REPLACE INTO unreadable VALUES(?, ?, ?, ?)"),
+        drop_job(database, "DELETE FROM jobs WHERE path = ?"),
+        drop_bad(database, "DELETE FROM unreadable WHERE path = ?") {}
+
+  void forget(const std::string& path) {
+    drop_job.reset();
+    drop_job.text(path).step();
+    drop_bad.reset();
+    drop_bad.text(path).step();
+  }
+};
+
+// One log (new or changed) into its row, or into `unreadable` with the reader's message.
+void index_one(RowStatements& rows, const std::string& path, IndexReport& report,
+               const std::function<void(const std::string&)>& say) {
+  try {
+    const JobRow row = summarize_site_log(path);
+    rows.insert.reset();
+    bind_row(rows.insert, row);
+    rows.insert.step();
+    rows.drop_bad.reset();
+    rows.drop_bad.text(path).step();
+    ++report.added;
+  } catch (const std::exception& e) {
+    struct stat st {};
+    ::lstat(path.c_str(), &st);
+    const FileStamp stamp = stamp_of(st);
+    rows.insert_bad.reset();
+    rows.insert_bad.text(path).integer(stamp.first).integer(stamp.second).text(e.what()).step();
+    rows.drop_job.reset();
+    rows.drop_job.text(path).step();
+    ++report.unreadable;
+    say(std::string("skipped (unreadable): ") + e.what());
+  }
+}
+
+}  // namespace
+
+IndexReport update_site_index(const std::string& root, const std::string& database_path, size_t batch,
+                              const std::function<void(const std::string&)>& say) {
+  Database database(database_path, true);
+  open_schema(database, database_path);
+  const std::map<std::string, FileStamp> known = known_logs(database);
   IndexReport report;
   const std::vector<std::string> logs = find_site_logs(root);
-  std::set<std::string> present(logs.begin(), logs.end());
+  const std::set<std::string> present(logs.begin(), logs.end());
   std::vector<std::string> todo;
   for (const std::string& path : logs) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile
-    const int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     const auto it = known.find(path);
-    if (it != known.end() && it->second == std::pair<int64_t, int64_t>{st.st_size, mtime}) {
+    if (it != known.end() && it->second == stamp_of(st)) {
       ++report.unchanged;
       continue;
     }
     todo.push_back(path);
   }
-  Statement insert(database, insert_sql());
-  Statement insert_bad(database, "INSERT OR REPLACE INTO unreadable VALUES(?, ?, ?, ?)");
-  Statement drop_job(database, "DELETE FROM jobs WHERE path = ?");
-  Statement drop_bad(database, "DELETE FROM unreadable WHERE path = ?");
-  for (size_t first = 0; first < todo.size(); first += std::max<size_t>(batch, 1)) {
+  RowStatements rows(database);
+  const size_t per_transaction = std::max<size_t>(batch, 1);
+  for (size_t first = 0; first < todo.size(); first += per_transaction) {
     database.exec("BEGIN IMMEDIATE");
-    for (size_t i = first; i < std::min(todo.size(), first + std::max<size_t>(batch, 1)); ++i) {
-      const std::string& path = todo[i];
-      try {
-        const JobRow row = summarize_site_log(path);
-        insert.reset();
-        bind_row(insert, row);
-        insert.step();
-        drop_bad.reset();
-        drop_bad.text(path).step();
-        ++report.added;
-      } catch (const std::exception& e) {
-        struct stat st {};
-        ::lstat(path.c_str(), &st);
-        insert_bad.reset();
-        insert_bad.text(path)
-            .integer(st.st_size)
-            .integer(static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
-            .text(e.what())
-            .step();
-        drop_job.reset();
-        drop_job.text(path).step();
-        ++report.unreadable;
-        say(std::string("skipped (unreadable): ") + e.what());
-      }
-    }
+    for (size_t i = first; i < std::min(todo.size(), first + per_transaction); ++i)
+      index_one(rows, todo[i], report, say);
     database.exec("COMMIT");
   }
   // Logs removed since: their rows go.
   database.exec("BEGIN IMMEDIATE");
   for (const auto& [path, stamp] : known)
     if (!present.count(path)) {
-      drop_job.reset();
-      drop_job.text(path).step();
-      drop_bad.reset();
-      drop_bad.text(path).step();
+      rows.forget(path);
       ++report.removed;
     }
   database.exec("COMMIT");

@@ -15,6 +15,7 @@
 #include "formats/job_format.h"
 #include "placement.h"
 #include "readers/format_error.h"
+#include "readers/text_fields.h"
 #include "readers/wait_annotations_reader.h"
 
 namespace mpimon::tools {
@@ -100,6 +101,114 @@ long long parse_iso8601(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// Where the job ran, from its `site host` lines: each rank's host, each host's ranks.
+struct SiteHosts {
+  std::vector<int32_t> host_of;  // per rank
+  std::vector<int> slots;        // per host: its ranks
+  std::vector<std::string> names;
+};
+
+// The `site` annotations (who, what, where) into `row`; the hosts returned.
+SiteHosts read_site_annotations(const Dumps& dumps, const std::string& path, JobRow& row) {
+  SiteHosts hosts;
+  hosts.host_of.assign(row.ranks, -1);
+  for (const JobAnnotation& a : dumps.annotations) {
+    if (a.keyword != "site" || a.fields.empty()) continue;
+    const std::string& key = a.fields[0];
+    const std::string place = path + ":" + std::to_string(a.line) + ": expected ";
+    const auto expect = [&](size_t n) {
+      if (a.fields.size() != n)
+        throw FormatError(place + "`site " + key + "` with " + std::to_string(n - 1) + " field(s)");
+    };
+    if (key == "user") {
+      expect(2);
+      row.user = unescape_name(a.fields[1]);
+    } else if (key == "executable") {
+      expect(2);
+      row.executable = unescape_name(a.fields[1]);
+    } else if (key == "job_id") {
+      expect(2);
+      row.job_id = unescape_name(a.fields[1]);
+    } else if (key == "pid") {
+      expect(2);
+      const std::optional<long long> pid = parse_number<long long>(a.fields[1]);
+      if (!pid) throw FormatError(place + "a process id, found '" + a.fields[1] + "'");
+      row.pid = *pid;
+    } else if (key == "host") {
+      expect(3);
+      std::vector<int32_t> members;
+      if (!parse_rank_ranges(a.fields[2], row.ranks, members))
+        throw FormatError(place + "`site host <name> <rank ranges>` within " + std::to_string(row.ranks) + " ranks");
+      for (int32_t r : members) {
+        if (hosts.host_of[r] >= 0)
+          throw FormatError(place + "each rank on one host (rank " + std::to_string(r) + " twice)");
+        hosts.host_of[r] = static_cast<int32_t>(hosts.names.size());
+      }
+      hosts.slots.push_back(static_cast<int>(members.size()));
+      hosts.names.push_back(unescape_name(a.fields[1]));
+    }
+  }
+  if (hosts.names.empty()) throw FormatError(path + ": expected `site host` lines (not a site log)");
+  if (std::find(hosts.host_of.begin(), hosts.host_of.end(), -1) != hosts.host_of.end())
+    throw FormatError(path + ": expected every rank on a `site host` line");
+  return hosts;
+}
+
+// Bytes crossing hosts as the job ran and with the best placement: the same affinity as
+// `mpimon place` (communication bytes), the job's own hosts, its layout as the baseline.
+void add_placement(const Dumps& dumps, const SiteHosts& hosts, JobRow& row) {
+  std::vector<pl::Traffic> traffic;
+  for (const Cell& c : dumps.matrix.cells(Selection::of("communication")))
+    traffic.push_back({c.from, c.to, static_cast<double>(c.traffic.bytes)});
+  const pl::Affinity affinity(row.ranks, std::move(traffic));
+  const auto host_count = static_cast<int32_t>(hosts.names.size());
+  pl::Cluster cluster;
+  for (int32_t h = 0; h < host_count; ++h)
+    cluster.hosts.push_back({hosts.names[h], pl::Tree{{hosts.slots[h]}}, hosts.slots[h], {}});
+  pl::Mapping ran(row.ranks);
+  std::vector<int> next_core(host_count, 0);
+  for (int32_t r = 0; r < row.ranks; ++r) ran[r] = {hosts.host_of[r], next_core[hosts.host_of[r]]++};
+  const pl::Cost as_run = pl::cost_of(affinity, cluster, ran);
+  row.crossing_bytes = static_cast<uint64_t>(as_run.crossing_bytes);
+  if (host_count == 1) {
+    row.placed_crossing_bytes = 0;
+    row.placement_method = "one_host";
+  } else {
+    const pl::Placed placed = pl::place(affinity, cluster, {ran});
+    row.placed_crossing_bytes = static_cast<uint64_t>(placed.cost.crossing_bytes);
+    row.placement_method = placed.method == pl::Placed::Method::optimal     ? "optimal"
+                           : placed.method == pl::Placed::Method::heuristic ? "heuristic"
+                                                                            : "baseline";
+  }
+  row.placement_gain_bytes =
+      row.crossing_bytes > row.placed_crossing_bytes ? row.crossing_bytes - row.placed_crossing_bytes : 0;
+}
+
+// Totals per category, MPI-IO and wait states.
+void add_totals(const Dumps& dumps, const std::string& path, JobRow& row) {
+  for (int c = 0; c < kCategoryCount; ++c)
+    for (const Cell& cell : dumps.matrix.cells(static_cast<Category>(c))) {
+      row.bytes[c] += cell.traffic.bytes;
+      row.messages[c] += cell.traffic.messages;
+    }
+  for (const auto& [identity, file] : dumps.io.files()) {
+    ++row.io_files;
+    for (const auto& [rank, use] : file.ranks) {
+      row.io_read_bytes += use.fs[static_cast<int>(mpi_io::Direction::read)].bytes;
+      row.io_write_bytes += use.fs[static_cast<int>(mpi_io::Direction::write)].bytes;
+    }
+  }
+  const wait_states::WaitAnnotations waits = wait_states::read_wait_annotations(dumps.annotations, path, row.ranks);
+  for (const auto& w : waits.waits) {
+    row.wait_seconds += w.seconds;
+    row.wait_count += w.count;
+  }
+}
+
+}  // namespace
+
 JobRow summarize_site_log(const std::string& path) {
   JobRow row;
   row.path = path;
@@ -117,98 +226,10 @@ JobRow summarize_site_log(const std::string& path) {
   row.end_time = dumps.header.end_time;
   row.day = row.start_time.substr(0, 10);
   row.duration_s = std::max(0ll, parse_iso8601(row.end_time) - parse_iso8601(row.start_time));
-
-  // The site annotations: who, what, where.
-  std::vector<int32_t> host_of(row.ranks, -1);
-  int32_t hosts = 0;
-  std::vector<int> slots;
-  std::vector<std::string> host_names;
-  for (const JobAnnotation& a : dumps.annotations) {
-    if (a.keyword != "site" || a.fields.empty()) continue;
-    const std::string& key = a.fields[0];
-    const auto expect = [&](size_t n) {
-      if (a.fields.size() != n)
-        throw FormatError(path + ":" + std::to_string(a.line) + ": expected `site " + key + "` with " +
-                          std::to_string(n - 1) + " field(s)");
-    };
-    if (key == "user") {
-      expect(2);
-      row.user = unescape_name(a.fields[1]);
-    } else if (key == "executable") {
-      expect(2);
-      row.executable = unescape_name(a.fields[1]);
-    } else if (key == "job_id") {
-      expect(2);
-      row.job_id = unescape_name(a.fields[1]);
-    } else if (key == "pid") {
-      expect(2);
-      row.pid = std::strtoll(a.fields[1].c_str(), nullptr, 10);
-    } else if (key == "host") {
-      expect(3);
-      std::vector<int32_t> members;
-      if (!parse_rank_ranges(a.fields[2], row.ranks, members))
-        throw FormatError(path + ":" + std::to_string(a.line) + ": expected `site host <name> <rank ranges>` within " +
-                          std::to_string(row.ranks) + " ranks");
-      for (int32_t r : members) {
-        if (host_of[r] >= 0)
-          throw FormatError(path + ":" + std::to_string(a.line) + ": expected each rank on one host (rank " +
-                            std::to_string(r) + " twice)");
-        host_of[r] = hosts;
-      }
-      slots.push_back(static_cast<int>(members.size()));
-      host_names.push_back(unescape_name(a.fields[1]));
-      ++hosts;
-    }
-  }
-  if (hosts == 0) throw FormatError(path + ": expected `site host` lines (not a site log)");
-  if (std::find(host_of.begin(), host_of.end(), -1) != host_of.end())
-    throw FormatError(path + ": expected every rank on a `site host` line");
-  row.hosts = hosts;
-
-  for (int c = 0; c < kCategoryCount; ++c)
-    for (const Cell& cell : dumps.matrix.cells(static_cast<Category>(c))) {
-      row.bytes[c] += cell.traffic.bytes;
-      row.messages[c] += cell.traffic.messages;
-    }
-
-  // Placement: the same affinity as `mpimon place` (communication bytes), the job's own
-  // hosts, its layout as the baseline.
-  std::vector<pl::Traffic> traffic;
-  for (const Cell& c : dumps.matrix.cells(Selection::of("communication")))
-    traffic.push_back({c.from, c.to, static_cast<double>(c.traffic.bytes)});
-  const pl::Affinity affinity(row.ranks, std::move(traffic));
-  pl::Cluster cluster;
-  for (int32_t h = 0; h < hosts; ++h) cluster.hosts.push_back({host_names[h], pl::Tree{{slots[h]}}, slots[h], {}});
-  pl::Mapping ran(row.ranks);
-  std::vector<int> next_core(hosts, 0);
-  for (int32_t r = 0; r < row.ranks; ++r) ran[r] = {host_of[r], next_core[host_of[r]]++};
-  const pl::Cost as_run = pl::cost_of(affinity, cluster, ran);
-  row.crossing_bytes = static_cast<uint64_t>(as_run.crossing_bytes);
-  if (hosts == 1) {
-    row.placed_crossing_bytes = 0;
-    row.placement_method = "one_host";
-  } else {
-    const pl::Placed placed = pl::place(affinity, cluster, {ran});
-    row.placed_crossing_bytes = static_cast<uint64_t>(placed.cost.crossing_bytes);
-    row.placement_method = placed.method == pl::Placed::Method::optimal     ? "optimal"
-                           : placed.method == pl::Placed::Method::heuristic ? "heuristic"
-                                                                            : "baseline";
-  }
-  row.placement_gain_bytes =
-      row.crossing_bytes > row.placed_crossing_bytes ? row.crossing_bytes - row.placed_crossing_bytes : 0;
-
-  for (const auto& [identity, file] : dumps.io.files()) {
-    ++row.io_files;
-    for (const auto& [rank, use] : file.ranks) {
-      row.io_read_bytes += use.fs[static_cast<int>(mpi_io::Direction::read)].bytes;
-      row.io_write_bytes += use.fs[static_cast<int>(mpi_io::Direction::write)].bytes;
-    }
-  }
-  const wait_states::WaitAnnotations waits = wait_states::read_wait_annotations(dumps.annotations, path, row.ranks);
-  for (const auto& w : waits.waits) {
-    row.wait_seconds += w.seconds;
-    row.wait_count += w.count;
-  }
+  const SiteHosts hosts = read_site_annotations(dumps, path, row);
+  row.hosts = static_cast<int32_t>(hosts.names.size());
+  add_totals(dumps, path, row);
+  add_placement(dumps, hosts, row);
   return row;
 }
 

@@ -124,6 +124,23 @@ bool set_by_nobody(int variable_index) {
          source == MCA_BASE_VAR_SOURCE_DEFAULT;
 }
 
+// mpimon_log_path (no component in its name: the site's one switch, docs/site-deployment.md).
+// Not in the monitoring group: nothing deregisters it, and its storage lives as long as
+// this library (-z nodelete).
+void register_site_log_path() {
+  static char default_log_path[] = MPIMON_DEFAULT_LOG_PATH;
+  static bool log_path_registered = false;
+  if (log_path_registered) return;
+  log_path_registered = true;
+  log_path_text = default_log_path;
+  mca_base_var_register("ompi", "mpimon", nullptr, "log_path",
+                        "Site log (mpimon): every job monitored, one compressed log per job in "
+                        "<path>/YYYY/MM/DD/ written at MPI_Finalize (docs/site-deployment.md); none or empty: off "
+                        "(none turns the installation's default off for one job). Default: " MPIMON_DEFAULT_LOG_PATH,
+                        MCA_BASE_VAR_TYPE_STRING, nullptr, 0, static_cast<mca_base_var_flag_t>(0), OPAL_INFO_LVL_4,
+                        MCA_BASE_VAR_SCOPE_READONLY, &log_path_text);
+}
+
 }  // namespace
 
 void register_settings() {
@@ -160,21 +177,7 @@ void register_settings() {
       "Default 10",
       MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
       &snapshot_interval_text);
-  // mpimon_log_path (no component in its name: the site's one switch, docs/site-deployment.md).
-  // Not in the monitoring group: nothing deregisters it, and its storage lives as long as
-  // this library (-z nodelete).
-  static char default_log_path[] = MPIMON_DEFAULT_LOG_PATH;
-  static bool log_path_registered = false;
-  if (!log_path_registered) {
-    log_path_registered = true;
-    log_path_text = default_log_path;
-    mca_base_var_register("ompi", "mpimon", nullptr, "log_path",
-                          "Site log (mpimon): every job monitored, one compressed log per job in "
-                          "<path>/YYYY/MM/DD/ written at MPI_Finalize (docs/site-deployment.md); none or empty: off "
-                          "(none turns the installation's default off for one job). Default: " MPIMON_DEFAULT_LOG_PATH,
-                          MCA_BASE_VAR_TYPE_STRING, nullptr, 0, no_flags, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-                          &log_path_text);
-  }
+  register_site_log_path();
   if (again) return;
 
   Settings& settings = Runtime::instance().settings;
