@@ -6,7 +6,7 @@
 # with those of the Debian-package build of the same release, and plugins loaded by the
 # wrong Open MPI (cross-load.sh). scripts/test.sh runs it after the Open MPI 5.0 pass.
 #
-#   test.sh [recipe name...]     (default: every recipe)
+#   test.sh [recipe name...]     (default: the recipes with ci=1; MPIMON_OMPI_BUILDS_RECIPES=all: every one)
 #
 # MPIMON_OMPI_BUILDS_CTEST: ctest arguments inside the roots, for every recipe (default: the
 # recipe's ci_ctest, else -L '^(mpi|events|cluster)$').
@@ -23,9 +23,15 @@ work="$here/build-ompi-builds"
 mkdir -p "$work"
 if ! why="$(scripts/debian-root.sh --release bookworm check)"; then say "skipped: $why"; exit 77; fi
 
+# Which recipes: those named, else those whose conf says ci=1 (what scripts/test.sh, hence
+# CI, runs), or every recipe with MPIMON_OMPI_BUILDS_RECIPES=all.
 recipes=("$@")
 if ((${#recipes[@]} == 0)); then
-  for f in scripts/ompi-builds/*.conf; do recipes+=("$(basename "$f" .conf)"); done
+  for f in scripts/ompi-builds/*.conf; do
+    if [ "${MPIMON_OMPI_BUILDS_RECIPES:-ci}" = all ] || [ "$(ci=0 && . "$f" && echo "$ci")" = 1 ]; then
+      recipes+=("$(basename "$f" .conf)")
+    fi
+  done
 fi
 declare -A entry suite release
 failures=()
