@@ -102,6 +102,9 @@ mount_basics() {  # <root>: what apt and MPI need inside
   mount -t tmpfs -o mode=1777 tmpfs "$r/dev/shm"
   mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
   cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
+  # debootstrap's minbase of Debian 12 has no /etc/hosts (a machine always has one; the
+  # emulated cluster bind-mounts its own over it).
+  [ -e "$r/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$r/etc/hosts"
 }
 
 packages_stamp() { printf '%s\n' "$suite" "$mirror" "${packages[@]}" | sort | md5sum | cut -d' ' -f1; }
