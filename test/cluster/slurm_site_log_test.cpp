@@ -49,11 +49,10 @@ TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ran
                                    << "mpirun --mca mpi_yield_when_idle 1 --mca coll_tuned_use_dynamic_rules 1 "
                                       "--mca coll_tuned_reduce_algorithm 4 "
                                    << shell_quote(kExample) << " persistent reduce\n";
-  const JobResult job = cluster.run_as_user(
-      folder,
-      "id=$(sbatch --parsable --output=slurm-%j.out job.sh) || exit 1\n"
-      "while [ -n \"$(squeue -h -j \"$id\" 2>/dev/null)\" ]; do sleep 0.1; done\n"
-      "cat slurm-$id.out; scontrol show job \"$id\" | grep -q 'ExitCode=0:0'");
+  const JobResult job = cluster.run_as_user(folder,
+                                            "id=$(sbatch --parsable --output=slurm-%j.out job.sh) || exit 1\n"
+                                            "while [ -n \"$(squeue -h -j \"$id\" 2>/dev/null)\" ]; do sleep 0.1; done\n"
+                                            "cat slurm-$id.out; scontrol show job \"$id\" | grep -q 'ExitCode=0:0'");
   ASSERT_EQ(job.exit_code, 0) << job.output;
   const std::vector<std::string> ids = cluster.slurm_job_ids();
   ASSERT_EQ(ids.size(), 1u);
@@ -63,11 +62,11 @@ TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ran
   const std::vector<fs::path> logs = logs_under(root);
   ASSERT_EQ(logs.size(), 1u) << job.output;
   const std::string user = EmulatedCluster::user_name();
-  EXPECT_TRUE(std::regex_match(logs[0].filename().string(),
-                               std::regex(user + "_mpimon_example_id" + ids[0] + "(\\.[0-9]+)?-[0-9]+_[0-9]{6}\\.mpimon")))
+  EXPECT_TRUE(std::regex_match(logs[0].filename().string(), std::regex(user + "_mpimon_example_id" + ids[0] +
+                                                                       "(\\.[0-9]+)?-[0-9]+_[0-9]{6}\\.mpimon")))
       << logs[0];
-  EXPECT_TRUE(std::regex_match(fs::relative(logs[0].parent_path(), root).string(),
-                               std::regex("[0-9]{4}/[0-9]{2}/[0-9]{2}")))
+  EXPECT_TRUE(
+      std::regex_match(fs::relative(logs[0].parent_path(), root).string(), std::regex("[0-9]{4}/[0-9]{2}/[0-9]{2}")))
       << logs[0];
   struct stat st {};
   ASSERT_EQ(::stat(logs[0].c_str(), &st), 0);
@@ -84,10 +83,10 @@ TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ran
   // The index: exactly this job, with the patterns' exact traffic on 2 hosts.
   const JobResult index = run_shell(root, kMpimon + " index " + shell_quote(root.string()));
   ASSERT_EQ(index.exit_code, 0) << index.output;
-  const JobResult sql = run_shell(
-      root, "sqlite3 " + shell_quote((root / "mpimon-index.sqlite").string()) +
-                " \"SELECT owner, user, ranks, hosts, external_bytes, external_messages, internal_bytes, "
-                "internal_messages, substr(job_id, 1, instr(job_id || '.', '.') - 1) FROM jobs\"");
+  const JobResult sql =
+      run_shell(root, "sqlite3 " + shell_quote((root / "mpimon-index.sqlite").string()) +
+                          " \"SELECT owner, user, ranks, hosts, external_bytes, external_messages, internal_bytes, "
+                          "internal_messages, substr(job_id, 1, instr(job_id || '.', '.') - 1) FROM jobs\"");
   ASSERT_EQ(sql.exit_code, 0) << sql.output;
   EXPECT_EQ(sql.output, user + "|" + user + "|4|2|192|12|192|3|" + ids[0] + "\n");
 }

@@ -217,6 +217,20 @@ NewFile& NewFile::operator=(NewFile&& other) noexcept {
   return *this;
 }
 
+namespace {
+
+// The name part of `final_path` is one a file may have; else `error` says why not.
+bool name_may_be_created(const std::string& final_path, const SplitPath& split, FileError& error) {
+  int code = 0;
+  if (const std::string why = bad_file_name(split.name, code); code != 0) {
+    error = FileError{final_path + ": cannot create: " + why, code};
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 NewFile::~NewFile() { discard(); }
 
 NewFile NewFile::create(const std::string& final_path, FileError& error, Temporary kind) {
@@ -224,11 +238,7 @@ NewFile NewFile::create(const std::string& final_path, FileError& error, Tempora
   file.final_path_ = final_path;
   const SplitPath split = split_path(final_path);
   file.folder_ = split.folder;
-  int code = 0;
-  if (const std::string why = bad_file_name(split.name, code); code != 0) {
-    error = FileError{final_path + ": cannot create: " + why, code};
-    return file;
-  }
+  if (!name_may_be_created(final_path, split, error)) return file;
   if (split.folder.size() >= PATH_MAX) {
     error = FileError{final_path + ": cannot create: " + std::strerror(ENAMETOOLONG) + " (its folder has " +
                           std::to_string(split.folder.size()) + " bytes; at most " + std::to_string(PATH_MAX - 1) + ")",
@@ -249,11 +259,7 @@ NewFile NewFile::create_in(int folder_fd, const std::string& final_path, mode_t 
   file.final_path_ = final_path;
   const SplitPath split = split_path(final_path);
   file.folder_ = split.folder;
-  int code = 0;
-  if (const std::string why = bad_file_name(split.name, code); code != 0) {
-    error = FileError{final_path + ": cannot create: " + why, code};
-    return file;
-  }
+  if (!name_may_be_created(final_path, split, error)) return file;
   file.folder_fd_ = ::fcntl(folder_fd, F_DUPFD_CLOEXEC, 0);
   if (file.folder_fd_ < 0) {
     error = file.fail("cannot use its folder " + split.folder, errno);
