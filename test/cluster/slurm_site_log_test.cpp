@@ -21,6 +21,12 @@ const std::string kExample = MPIMON_EXAMPLE;
 const std::string kEnvScript = MPIMON_ENV_SCRIPT;
 const std::string kMpimon = MPIMON_BIN;
 
+std::string words(const std::vector<std::string>& arguments) {
+  std::string text;
+  for (const std::string& a : arguments) text += " " + shell_quote(a);
+  return text;
+}
+
 std::vector<fs::path> logs_under(const fs::path& root) {
   std::vector<fs::path> logs;
   for (const auto& entry : fs::recursive_directory_iterator(root))
@@ -46,9 +52,8 @@ TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ran
   std::ofstream(folder / "job.sh") << "#!/bin/sh\n#SBATCH --nodes=2 --ntasks-per-node=2 --job-name=site\n"
                                    << ". " << shell_quote(kEnvScript) << "\n"
                                    << "export OMPI_MCA_mpimon_log_path=" << shell_quote(root.string()) << "\n"
-                                   << "mpirun --mca mpi_yield_when_idle 1 --mca coll_tuned_use_dynamic_rules 1 "
-                                      "--mca coll_tuned_reduce_algorithm 4 "
-                                   << shell_quote(kExample) << " persistent reduce\n";
+                                   << "mpirun --mca mpi_yield_when_idle 1" << words(binary_tree_reduce_arguments())
+                                   << " " << shell_quote(kExample) << " persistent reduce\n";
   const JobResult job = cluster.run_as_user(folder,
                                             "id=$(sbatch --parsable --output=slurm-%j.out job.sh) || exit 1\n"
                                             "while [ -n \"$(squeue -h -j \"$id\" 2>/dev/null)\" ]; do sleep 0.1; done\n"
