@@ -28,14 +28,6 @@ fs::path new_log_root() {
   return root;
 }
 
-std::vector<fs::path> logs_under(const fs::path& root) {
-  std::vector<fs::path> logs;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (fs::is_regular_file(entry.symlink_status()) && entry.path().extension() == ".mpimon")
-      logs.push_back(entry.path());
-  return logs;
-}
-
 std::vector<std::string> site_lines(const JobFile& file, const std::string& key) {
   std::vector<std::string> lines;
   for (const JobAnnotation& a : file.annotations)
@@ -59,7 +51,7 @@ TEST(ClusterSiteLog, PartnersApartShowTheirPlacementGainInTheIndex2Hosts8Ranks) 
       8, {"--mca", "mpimon_log_path", root.string(), "-x", "PBS_JOBID=4242.server", kPatterns, "partners"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(job.output.find("mpimon:"), std::string::npos) << job.output;
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u) << job.output;
   EXPECT_TRUE(std::regex_match(logs[0].filename().string(),
                                std::regex("root_mpi_patterns_id4242.server-[0-9]+_[0-9]{6}\\.mpimon")))
@@ -106,7 +98,7 @@ TEST(ClusterSiteLog, HostsThatDisagreeRunUnmonitoredWithOneLine2Hosts4Ranks) {
                             " (mpimon " MPIMON_VERSION "); the job runs on unmonitored"),
             std::string::npos)
       << job.output;
-  EXPECT_TRUE(logs_under(root).empty());
+  EXPECT_TRUE(site_logs_under(root).empty());
   if (HasFailure()) {
     const JobResult probe = cluster.run_job(4, {"sh", "-c",
                                                 "echo $(hostname): $(grep mpimon /etc/openmpi/openmpi-mca-params.conf) "

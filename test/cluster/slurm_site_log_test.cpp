@@ -27,14 +27,6 @@ std::string words(const std::vector<std::string>& arguments) {
   return text;
 }
 
-std::vector<fs::path> logs_under(const fs::path& root) {
-  std::vector<fs::path> logs;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (fs::is_regular_file(entry.symlink_status()) && entry.path().extension() == ".mpimon")
-      logs.push_back(entry.path());
-  return logs;
-}
-
 }  // namespace
 
 TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ranks) {
@@ -64,7 +56,7 @@ TEST(SlurmSiteLog, SbatchJobWithOnlyTheSiteSwitchLeavesOneLogOfItsUser2Nodes4Ran
 
   // One log, in a dated folder, named <user>_<exe>_id<job id>[.<step>]-<pid>_<time>.mpimon,
   // the user's, readable by nobody else (the default group policy).
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u) << job.output;
   const std::string user = EmulatedCluster::user_name();
   EXPECT_TRUE(std::regex_match(logs[0].filename().string(), std::regex(user + "_mpimon_example_id" + ids[0] +

@@ -155,6 +155,14 @@ Edges read_edges(const fs::path& folder, const std::string& kinds, const std::st
   return edges;
 }
 
+std::vector<fs::path> site_logs_under(const fs::path& root) {
+  std::vector<fs::path> logs;
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (fs::is_regular_file(entry.symlink_status()) && entry.path().extension() == ".mpimon")
+      logs.push_back(entry.path());
+  return logs;
+}
+
 std::string read_text(const fs::path& file) {
   std::ifstream in(file);
   std::ostringstream s;

@@ -56,6 +56,9 @@ using Edges = std::map<std::tuple<char, int, int>, std::pair<uint64_t, uint64_t>
 Edges read_edges(const std::filesystem::path& folder, const std::string& kinds, const std::string& prefix = "prof");
 std::vector<ProfLine> read_lines(const std::filesystem::path& folder, int ranks, const std::string& prefix = "prof");
 std::string read_text(const std::filesystem::path& file);
+// Every site log under `root` (any day; docs/site-deployment.md): regular files named
+// *.mpimon, not links to one.
+std::vector<std::filesystem::path> site_logs_under(const std::filesystem::path& root);
 
 // A full disk: <folder>/full is a tmpfs of 512 KiB, filled up but for `free_pages`
 // pages, in a private mount namespace (unshare -m) around `command` (run in <folder>,

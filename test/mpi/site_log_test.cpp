@@ -40,15 +40,6 @@ fs::path new_log_root(const std::string& mk_log_dirs_options = "") {
   return root;
 }
 
-// Every site log under `root` (any day): regular files, not links to one.
-std::vector<fs::path> logs_under(const fs::path& root) {
-  std::vector<fs::path> logs;
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (fs::is_regular_file(entry.symlink_status()) && entry.path().extension() == ".mpimon")
-      logs.push_back(entry.path());
-  return logs;
-}
-
 std::vector<fs::path> files_under(const fs::path& folder) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(folder))
@@ -102,7 +93,7 @@ TEST(SiteLog, OnlyTheSwitchLeavesOneLogAndNothingInTheWorkingFolder4Ranks) {
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(job.output.find("mpimon:"), std::string::npos) << job.output;
   EXPECT_TRUE(fs::is_empty(job.folder)) << "the job's working folder must stay empty";
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u);
   const fs::path& log = logs[0];
 
@@ -143,7 +134,7 @@ TEST(SiteLog, EnvironmentSwitchAndJobIdFromSlurm4Ranks) {
       run_shell(folder, "OMPI_MCA_mpimon_log_path=" + shell_quote(root.string()) +
                             " SLURM_JOB_ID=4711 SLURM_STEP_ID=2 " + mpirun_command(4, {kExample, "persistent"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u) << job.output;
   EXPECT_TRUE(std::regex_match(logs[0].filename().string(),
                                std::regex("root_mpimon_example_id4711\\.2-[0-9]+_[0-9]{6}\\.mpimon")))
@@ -161,7 +152,7 @@ TEST(SiteLog, NoneTurnsTheSiteDefaultOffForOneJob4Ranks) {
                             mpirun_command(4, {"--mca", "mpimon_log_path", "none", kExample, "persistent"}));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   EXPECT_EQ(job.output.find("mpimon:"), std::string::npos) << job.output;
-  EXPECT_TRUE(logs_under(root).empty());
+  EXPECT_TRUE(site_logs_under(root).empty());
   EXPECT_TRUE(fs::is_empty(folder));
 }
 
@@ -171,7 +162,7 @@ TEST(SiteLog, AJobAskingForItsOwnFilesGetsThemToo4Ranks) {
       4, {"--mca", "mpimon_log_path", root.string(), "--mca", "pml_monitoring_enable", "2", "--mca",
           "pml_monitoring_enable_output", "3", "--mca", "pml_monitoring_filename", "prof", kExample, "persistent"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u);
   const JobFile own = read_job_file((job.folder / "mpimon-job.txt").string());
   const JobFile site = read_job_file(logs[0].string());
@@ -268,7 +259,7 @@ TEST(SiteLog, HostileDayFoldersAreRefused4Ranks) {
     EXPECT_NE(job.output.find("mpimon: site log not written: " + root.string() + "/"), std::string::npos)
         << c.name << job.output;
     EXPECT_NE(job.output.find(": " + c.expected + "\n"), std::string::npos) << c.name << job.output;
-    EXPECT_TRUE(logs_under(root).empty()) << c.name;
+    EXPECT_TRUE(site_logs_under(root).empty()) << c.name;
     EXPECT_TRUE(fs::is_empty(elsewhere)) << c.name;
     EXPECT_TRUE(fs::is_empty(job.folder)) << c.name;
   }
@@ -278,7 +269,7 @@ TEST(SiteLog, GroupPolicyMakesLogsGroupReadable4Ranks) {
   const fs::path root = new_log_root("--group adm");
   const JobResult job = run_job(4, {"--mca", "mpimon_log_path", root.string(), kExample, "persistent"});
   ASSERT_EQ(job.exit_code, 0) << job.output;
-  const std::vector<fs::path> logs = logs_under(root);
+  const std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u);
   struct stat st {};
   ASSERT_EQ(::stat(logs[0].c_str(), &st), 0);
@@ -312,7 +303,7 @@ TEST(SiteLog, TwoOrdinaryUsersOnOneLogPath4Ranks) {
   const JobResult first = as_user("mpimon-user", job);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_EQ(first.output.find("mpimon:"), std::string::npos) << first.output;
-  std::vector<fs::path> logs = logs_under(root);
+  std::vector<fs::path> logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 1u) << first.output;
   const fs::path log = logs[0];
   struct stat st {};
@@ -346,7 +337,7 @@ TEST(SiteLog, TwoOrdinaryUsersOnOneLogPath4Ranks) {
   ASSERT_EQ(plant.exit_code, 0) << plant.output;
   const JobResult second = as_user("mpimon-user", job);
   ASSERT_EQ(second.exit_code, 0) << second.output;
-  logs = logs_under(root);
+  logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 2u);
   for (const fs::path& l : logs) {
     ASSERT_EQ(::lstat(l.c_str(), &st), 0);
@@ -359,7 +350,7 @@ TEST(SiteLog, TwoOrdinaryUsersOnOneLogPath4Ranks) {
   // The second user's own job lands beside, as theirs.
   const JobResult other = as_user("mpimon-user2", job);
   ASSERT_EQ(other.exit_code, 0) << other.output;
-  logs = logs_under(root);
+  logs = site_logs_under(root);
   ASSERT_EQ(logs.size(), 3u);
   size_t second_users = 0;
   for (const fs::path& l : logs) {

@@ -549,29 +549,6 @@ void NewFile::discard() {
   if (folder_fd_ >= 0) ::close(std::exchange(folder_fd_, -1));
 }
 
-// ---------------------------------------------------------------------------------------
-
-namespace {
-
-bool write_whole(const std::string& path, std::string_view content, Existing existing, FileError& error) {
-  NewFile file =
-      NewFile::create(path, error, existing == Existing::replace ? Temporary::named : Temporary::unnamed_if_possible);
-  if (!error) file.write(content, error);
-  if (!error) file.finish(error);
-  if (!error) file.publish(path, existing, error);
-  return !error;
-}
-
-}  // namespace
-
-bool write_new_file(const std::string& path, std::string_view content, FileError& error) {
-  return write_whole(path, content, Existing::keep, error);
-}
-
-bool write_file_atomically(const std::string& path, std::string_view content, FileError& error) {
-  return write_whole(path, content, Existing::replace, error);
-}
-
 int remove_stale_temporaries(const std::string& folder) {
   const int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (folder_fd < 0) return 0;

@@ -155,7 +155,7 @@ class NewFile {
   bool open_temporary(Temporary kind, mode_t mode, FileError& error);
 };
 
-// Whole-file conveniences: true when the whole content is under `path`; else false and
+// Whole-file conveniences (files/whole_file.cpp): true when the whole content is under `path`; else false and
 // `error` says "<path>: <what>: <reason>" (nothing under `path` changed). write_new_file
 // never overwrites (fails if `path` exists); write_file_atomically replaces `path` (tool
 // outputs the user named).
